@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// Spec §9: token budgets — fast path, binary search over the recency window, forceConverge.
+#include "budget.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dedup.h"
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+#include "pipeline.h"
+#include "pipeline_memo.h"
+#include "provenance.h"
+
+namespace cce {
+
+namespace {
+
+constexpr std::size_t kTruncationPrefix = 512;
+
+// One search step: a full run at `window` with the budget fields attached.
+CompressResult runAt(const std::vector<Message>& messages, const CompressOptions& options,
+                     double window, PipelineMemo& memo) {
+  CompressResult run = runPipeline(messages, options, window, &memo);
+  if (run.pending) return run;
+  bool pending = false;
+  double tokens = countOutputTokens(messages, run, options, pending);
+  if (pending) {
+    run.pending = true;
+    return run;
+  }
+  run.budget = BudgetOutcome{tokens <= *options.tokenBudget, tokens, window};
+  return run;
+}
+
+}  // namespace
+
+CompressResult compressWithBudget(const std::vector<Message>& messages,
+                                  const CompressOptions& options) {
+  const double budget = *options.tokenBudget;
+  const std::size_t n = messages.size();
+  PipelineMemo memo(n);
+
+  bool pending = false;
+  const double total = memo.inputTokens(messages, options, pending);
+  if (pending) {
+    CompressResult waiting;
+    waiting.pending = true;
+    return waiting;
+  }
+  if (total <= budget) {
+    CompressResult fast;
+    fast.compression.originalVersion = options.sourceVersion;
+    fast.compression.messagesPreserved = n;
+    fast.messages.resize(n);
+    for (std::size_t i = 0; i < n; ++i) fast.messages[i].source = i;
+    fast.budget = BudgetOutcome{true, total, static_cast<double>(n)};
+    fast.fastPath = true;
+    return fast;
+  }
+
+  double lo = options.minRecencyWindow;
+  double hi = static_cast<double>(n) - 1;
+  std::optional<CompressResult> last;
+  while (lo < hi) {
+    const double mid = std::ceil((lo + hi) / 2);
+    CompressResult run = runAt(messages, options, mid, memo);
+    if (run.pending) return run;
+    if (run.budget->fits) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+    last = std::move(run);
+  }
+  CompressResult result = (last && last->budget->recencyWindow == lo)
+                              ? std::move(*last)
+                              : runAt(messages, options, lo, memo);
+  if (result.pending) return result;
+  if (options.forceConverge && !result.budget->fits) forceConverge(messages, options, result);
+  return result;
+}
+
+void forceConverge(const std::vector<Message>& messages, const CompressOptions& options,
+                   CompressResult& result) {
+  const double budget = *options.tokenBudget;
+  std::vector<OutputMessage>& out = result.messages;
+  const double cutoffValue =
+      std::max(0.0, static_cast<double>(out.size()) - result.budget->recencyWindow);
+  const std::size_t cutoff = static_cast<std::size_t>(std::ceil(cutoffValue));
+
+  auto contentOf = [&](const OutputMessage& m) -> const U16* {
+    if (m.content) return &*m.content;
+    const Message& source = messages[m.source];
+    return source.contentIsString ? &source.content : nullptr;
+  };
+
+  std::vector<std::size_t> candidates;
+  for (std::size_t i = 0; i < out.size() && i < cutoff; ++i) {
+    const U16* content = contentOf(out[i]);
+    if (isPreservedRole(messages[out[i].source].role, options.preserve)) continue;
+    if (content && content->size() > kTruncationPrefix) candidates.push_back(i);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
+    return contentOf(out[a])->size() > contentOf(out[b])->size();
+  });
+
+  for (OutputMessage& m : out) m.ensureMetadata = true;
+
+  double tokenCount = result.budget->tokenCount;
+  bool pending = false;
+  for (std::size_t i : candidates) {
+    if (tokenCount <= budget) break;
+    OutputMessage& m = out[i];
+    const Message& source = messages[m.source];
+    TokenCount before = countTokens(countedOutput(messages, m), options);
+
+    const U16& full = *contentOf(m);
+    U16 tag = u"[truncated \u2014 ";
+    tag += js::fromAscii(std::to_string(full.size()));
+    tag += u" chars: ";
+    tag.append(full, 0, kTruncationPrefix);
+    tag += u"]";
+
+    // The clone's metadata._cce_original is truthy when this run wrote one or the input had one.
+    const bool hasOriginal = m.provenance.has_value() || source.hasCceOriginal;
+    if (!hasOriginal) {
+      result.verbatim.push_back({source.idKey, m.source, true});
+      Provenance p;
+      p.sources = {m.source};
+      p.summaryId = makeSummaryId({&source.id});
+      p.version = options.sourceVersion;
+      m.provenance = std::move(p);
+    }
+    m.content = std::move(tag);
+    TokenCount after = countTokens(countedOutput(messages, m), options);
+    if (before.pending || after.pending) pending = true;
+    tokenCount -= before.value - after.value;
+  }
+  if (pending) {
+    result.pending = true;
+    return;
+  }
+  result.budget->fits = tokenCount <= budget;
+  result.budget->tokenCount = tokenCount;
+}
+
+}  // namespace cce

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// The public C++ API of cce: compress and uncompress over JSON, and the structured core calls.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "status.h"
+#include "types.h"
+
+namespace cce {
+
+/// Library version (semver of the package).
+const char* version();
+
+/// Structured core call: one compress() over message views (spec §1.3 dispatch: budget or core).
+/// Hooks in `options` supply summaries and token counts; the result is a plan (see types.h).
+CompressResult compress(const std::vector<Message>& messages, const CompressOptions& options);
+
+/// `compress` over JSON. Request: {"messages": [...], "options": {...}}. Returns an envelope that is
+/// always valid JSON: {"ok":true,"output":<CompressResult>} or
+/// {"ok":false,"error":{"code","message","path"}}. Never throws.
+std::string compressJson(std::string_view request);
+
+/// `uncompress` over JSON. Request: {"messages": [...], "store": {...}, "options": {"recursive"}}.
+std::string uncompressJson(std::string_view request);
+
+/// ["InvalidJson", ...]: the error vocabulary, for drift tests against the TS layer.
+std::string errorCodesJson();
+
+}  // namespace cce

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Spec §8: exact and fuzzy duplicate detection, and the reference formats for replaced messages.
+//
+// Eligibility: role not preserved, no non-empty tool_calls, string content of >= 200 units that does
+// not start with a compression marker. Exact groups keep the first member at or after `dedupStart`
+// (when dedupStart > 0), else the last. Fuzzy dedup compares normalised lines (trimmed, full-Unicode
+// lower-cased, non-empty) by multiset Jaccard among candidate pairs that share >= 3 fingerprint lines
+// and whose lengths are within 0.7; matches are grouped by union-find.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "types.h"
+
+namespace cce {
+
+struct DedupAnnotation {
+  std::size_t duplicateOfIndex = 0;
+  std::size_t contentLength = 0;     // exact: the keep target's length; fuzzy: the member's own
+  std::optional<double> similarity;  // set for fuzzy annotations only
+};
+
+using DedupAnnotations = std::vector<std::optional<DedupAnnotation>>;  // one slot per message
+
+/// Spec §8.1. `preserveRoles` is options.preserve.
+DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
+                                   const std::vector<U16>& preserveRoles);
+
+/// Spec §8.2: adds fuzzy annotations to `annotations` for messages it does not already annotate.
+void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
+                            const std::vector<U16>& preserveRoles, double threshold,
+                            DedupAnnotations& annotations);
+
+/// Spec §8.3: `[cce:dup of <keepId> — <len> chars]` or `[cce:near-dup of <keepId> — <len> chars,
+/// ~<pct>% match]`.
+std::u16string formatDuplicateRef(const DedupAnnotation& annotation, const std::u16string& keepIdKey);
+
+/// Shared by dedup eligibility and classification rule 5: content starts with `[summary:`,
+/// `[summary#` or `[truncated`.
+bool startsWithCompressionMarker(std::u16string_view content);
+
+/// `roles.has(role)`: role is a non-empty string listed in `preserveRoles`.
+bool isPreservedRole(const Scalar& role, const std::vector<U16>& preserveRoles);
+
+}  // namespace cce

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+// Spec §7: entity extraction for the " | entities: ..." suffix.
+//
+// In order: proper-noun phrases (minus common starters), PascalCase, camelCase, snake_case,
+// vowelless words (lower-cased), numbers with units; an insertion-ordered set, first `limit` kept.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cce {
+
+std::vector<std::u16string> extractEntities(std::u16string_view text, std::size_t limit = 10);
+
+}  // namespace cce

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// json::Value: a JavaScript-shaped JSON document model (strings are UTF-16, objects keep insertion order).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cce::json {
+
+// The model mirrors what JSON.parse produces in JavaScript, because the engine must reproduce
+// JavaScript's view of its input: strings are sequences of UTF-16 code units (lone surrogates
+// included), numbers are doubles, and objects remember the order in which keys were inserted.
+// JavaScript's own enumeration rule (integer-like keys first) is applied by the writer, not here,
+// so that "spread then overwrite" logic can be written exactly as the reference does it.
+enum class Kind { Null, Bool, Number, String, Array, Object };
+
+struct Member;
+
+struct Value {
+  Kind kind = Kind::Null;
+  bool boolean = false;
+  double number = 0;
+  std::u16string string;
+  std::vector<Value> items;     // Kind::Array
+  std::vector<Member> members;  // Kind::Object, insertion order, keys unique
+
+  static Value null() { return Value{}; }
+  static Value fromBool(bool b) {
+    Value v;
+    v.kind = Kind::Bool;
+    v.boolean = b;
+    return v;
+  }
+  static Value fromNumber(double d) {
+    Value v;
+    v.kind = Kind::Number;
+    v.number = d;
+    return v;
+  }
+  static Value fromString(std::u16string s) {
+    Value v;
+    v.kind = Kind::String;
+    v.string = std::move(s);
+    return v;
+  }
+  static Value array() {
+    Value v;
+    v.kind = Kind::Array;
+    return v;
+  }
+  static Value object() {
+    Value v;
+    v.kind = Kind::Object;
+    return v;
+  }
+
+  bool isNull() const { return kind == Kind::Null; }
+  bool isString() const { return kind == Kind::String; }
+  bool isNumber() const { return kind == Kind::Number; }
+  bool isBool() const { return kind == Kind::Bool; }
+  bool isArray() const { return kind == Kind::Array; }
+  bool isObject() const { return kind == Kind::Object; }
+
+  /// Object member lookup; nullptr when absent or when this is not an object.
+  const Value* find(std::u16string_view key) const;
+  Value* find(std::u16string_view key);
+
+  /// JavaScript assignment `obj[key] = v`: overwrites in place (keeping the key's position) or
+  /// appends. Precondition: isObject().
+  void set(std::u16string_view key, Value v);
+
+  /// JavaScript truthiness of this value (objects and arrays are truthy; "" / 0 / NaN / null / false
+  /// are not).
+  bool truthy() const;
+};
+
+struct Member {
+  std::u16string key;
+  Value value;
+};
+
+/// Messages are shared, immutable JSON objects: the engine hands back the caller's own objects for
+/// everything it leaves unchanged, and a shared pointer is the native equivalent of that identity.
+using ValuePtr = std::shared_ptr<const Value>;
+
+}  // namespace cce::json

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// JSON text -> json::Value, with RapidJSON (the only unit that includes it).
+//
+// Strings become UTF-16 exactly as JSON.parse would produce them: escaped lone surrogates
+// (`\ud83d` without its pair, as JSON.stringify writes them) survive, which RapidJSON alone rejects.
+// Duplicate keys keep the first position and the last value, as in JavaScript. Numbers are parsed
+// with full precision; values that overflow to +-Infinity are rejected (JSON.parse would accept
+// them, but the engine refuses non-finite numbers). Nesting deeper than `kMaxJsonDepth` is rejected
+// with InputTooLarge instead of exhausting the stack.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "json/value.h"
+#include "status.h"
+
+namespace cce {
+
+constexpr std::size_t kMaxJsonDepth = 512;
+
+Result<json::Value> parseJson(std::string_view utf8Text);
+
+}  // namespace cce

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+// Spec §2: one run at a fixed recency window. Only composition here; each rule lives in its stage.
+#include "pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "classifier.h"
+#include "code_split.h"
+#include "dedup.h"
+#include "entities.h"
+#include "pipeline_memo.h"
+#include "provenance.h"
+#include "summarizer.h"
+#include "tool_output.h"
+
+namespace cce {
+
+namespace {
+
+// Index comparisons against `max(0, n - rw)`: with a fractional window the first index at or past
+// the start is its ceiling.
+std::size_t firstIndexAtOrAfter(double start) {
+  return start <= 0 ? 0 : static_cast<std::size_t>(std::ceil(start));
+}
+
+// Summaries for one request: the host's summarizer when there is one (spec §10.1), else the
+// deterministic one. `pending` is raised when the host has no answer yet.
+U16 summarizeRequest(const U16& text, std::size_t budget, const CompressOptions& options,
+                     bool& pending) {
+  if (options.summarizer) {
+    SummaryAnswer answer = options.summarizer(text);
+    if (answer.kind == SummaryAnswer::Kind::Pending) {
+      pending = true;
+    } else if (answer.kind == SummaryAnswer::Kind::Accepted && !answer.text.empty() &&
+               answer.text.size() < text.size()) {
+      return answer.text;
+    }
+  }
+  return summarize(text, budget);
+}
+
+std::vector<U16> parentIdsOf(const std::vector<Message>& messages, std::size_t begin,
+                             std::size_t end) {
+  std::vector<U16> parents;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (messages[i].cceSummaryId) parents.push_back(*messages[i].cceSummaryId);
+  }
+  return parents;
+}
+
+std::vector<const Scalar*> idsOf(const std::vector<Message>& messages, std::size_t begin,
+                                 std::size_t end) {
+  std::vector<const Scalar*> ids;
+  ids.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i) ids.push_back(&messages[i].id);
+  return ids;
+}
+
+Provenance provenanceFor(const std::vector<Message>& messages, std::size_t begin, std::size_t end,
+                         const U16& summaryId, double version) {
+  Provenance p;
+  for (std::size_t i = begin; i < end; ++i) p.sources.push_back(i);
+  p.summaryId = summaryId;
+  p.parentIds = parentIdsOf(messages, begin, end);
+  p.version = version;
+  return p;
+}
+
+// Spec §2.3 for the group [begin, end).
+GroupOutcome summarizeGroup(const std::vector<Message>& messages, std::size_t begin,
+                            std::size_t end, const CompressOptions& options, bool& pending) {
+  U16 all;
+  std::size_t sourceLength = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i > begin) all.push_back(u' ');
+    all += messages[i].content;
+    sourceLength += messages[i].length();
+  }
+  const std::size_t budget = all.size() < 600 ? 200 : 400;
+  // Structured tool output never goes to the host's summarizer (spec §6.2).
+  U16 text = isStructuredOutput(all) ? summarizeStructured(all, budget)
+                                     : summarizeRequest(all, budget, options, pending);
+
+  GroupOutcome outcome;
+  outcome.summaryId = makeSummaryId(idsOf(messages, begin, end));
+  const U16* embedded = options.embedSummaryId ? &outcome.summaryId : nullptr;
+  const std::size_t count = end - begin;
+  outcome.content = formatSummary(text, count, extractEntities(all), embedded);
+  if (outcome.content.size() >= sourceLength) {
+    outcome.content = formatSummary(text, count, {}, embedded);
+    if (outcome.content.size() >= sourceLength) outcome.reverted = true;
+  }
+  return outcome;
+}
+
+// Spec §4.2 for message i.
+GroupOutcome summarizeCodeSplit(const std::vector<Message>& messages, std::size_t i,
+                                const CompressOptions& options, bool& pending) {
+  const Message& m = messages[i];
+  CodeSplit split = splitCodeAndProse(m.content);
+  const std::size_t budget = split.prose.size() < 600 ? 200 : 400;
+  U16 text = summarizeRequest(split.prose, budget, options, pending);
+
+  GroupOutcome outcome;
+  outcome.summaryId = makeSummaryId({&m.id});
+  outcome.content =
+      formatSummary(text, 0, {}, options.embedSummaryId ? &outcome.summaryId : nullptr);
+  outcome.content += u"\n\n";
+  for (std::size_t f = 0; f < split.fences.size(); ++f) {
+    if (f > 0) outcome.content += u"\n\n";
+    outcome.content += split.fences[f];
+  }
+  outcome.reverted = outcome.content.size() >= m.content.size();
+  return outcome;
+}
+
+// Deterministic outcomes do not depend on the recency window, so a budget search may reuse them;
+// a host summarizer must be asked again on every run, as the reference does.
+template <typename Compute>
+const GroupOutcome& memoized(PipelineMemo* memo, std::size_t begin, std::size_t end,
+                             const CompressOptions& options, GroupOutcome& scratch,
+                             Compute&& compute) {
+  if (!memo || options.summarizer) {
+    scratch = compute();
+    return scratch;
+  }
+  auto key = std::make_pair(begin, end);
+  auto it = memo->groups.find(key);
+  if (it == memo->groups.end()) it = memo->groups.emplace(key, compute()).first;
+  return it->second;
+}
+
+}  // namespace
+
+CountedMessage countedOutput(const std::vector<Message>& messages, const OutputMessage& out) {
+  CountedMessage counted;
+  counted.source = &messages[out.source];
+  counted.sourceIndex = out.source;
+  counted.content = out.content ? &*out.content : nullptr;
+  counted.hasNewOriginal = out.provenance.has_value();
+  counted.provenance = out.provenance ? &*out.provenance : nullptr;
+  counted.ensureMetadata = out.ensureMetadata;
+  return counted;
+}
+
+TokenCount countTokens(const CountedMessage& message, const CompressOptions& options) {
+  if (options.tokenCounter) return options.tokenCounter(message);
+  const std::size_t length =
+      message.content ? message.content->size() : message.source->length();
+  return TokenCount{defaultTokenCount(length), false};
+}
+
+double countOutputTokens(const std::vector<Message>& messages, const CompressResult& result,
+                         const CompressOptions& options, bool& pending) {
+  double total = 0;
+  for (const OutputMessage& out : result.messages) {
+    TokenCount c = countTokens(countedOutput(messages, out), options);
+    if (c.pending) pending = true;
+    total += c.value;
+  }
+  return total;
+}
+
+std::vector<MessageClass> classifyMessages(const std::vector<Message>& messages,
+                                           const CompressOptions& options, double recencyWindow,
+                                           const DedupAnnotations& annotations,
+                                           PipelineMemo* memo) {
+  const std::size_t n = messages.size();
+  const double rw = recencyWindow;
+  const std::size_t recentFrom = firstIndexAtOrAfter(static_cast<double>(n) - rw);
+  std::vector<MessageClass> classes(n, MessageClass::Preserved);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Message& m = messages[i];
+    if (isPreservedRole(m.role, options.preserve)) continue;
+    if (rw > 0 && i >= recentFrom) continue;
+    if (m.hasToolCalls) continue;
+    if (m.length() < 120) continue;
+    if (startsWithCompressionMarker(m.content)) continue;
+    if (annotations[i]) {
+      classes[i] = MessageClass::Dedup;
+      continue;
+    }
+    classes[i] = memo ? memo->contentClass(i, m.content) : classifyContent(m.content);
+  }
+  return classes;
+}
+
+MessageClass classifyContent(const U16& content) {
+  // Rules 7-10 of §2.1: they depend on the content alone.
+  if (content.find(u"```") != U16::npos) {
+    return splitCodeAndProse(content).proseLength >= 80 ? MessageClass::CodeSplit
+                                                         : MessageClass::Preserved;
+  }
+  if (!content.empty() && hasHardReason(content)) return MessageClass::Preserved;
+  if (isValidJson(content)) return MessageClass::Preserved;
+  return MessageClass::Compressible;
+}
+
+DedupAnnotations analyzeAllDuplicates(const std::vector<Message>& messages,
+                                      const CompressOptions& options, double recencyWindow) {
+  const std::size_t n = messages.size();
+  const double window = recencyWindow > 0 ? recencyWindow : 0;
+  const std::size_t dedupStart = firstIndexAtOrAfter(static_cast<double>(n) - window);
+  DedupAnnotations annotations(n);
+  if (options.dedup) annotations = analyzeDuplicates(messages, dedupStart, options.preserve);
+  if (options.fuzzyDedup) {
+    analyzeFuzzyDuplicates(messages, dedupStart, options.preserve, options.fuzzyThreshold,
+                           annotations);
+  }
+  return annotations;
+}
+
+std::vector<MessageClass> classifyMessages(const std::vector<Message>& messages,
+                                           const CompressOptions& options, double recencyWindow) {
+  DedupAnnotations annotations = analyzeAllDuplicates(messages, options, recencyWindow);
+  return classifyMessages(messages, options, recencyWindow, annotations, nullptr);
+}
+
+CompressResult runPipeline(const std::vector<Message>& messages, const CompressOptions& options,
+                           double recencyWindow) {
+  return runPipeline(messages, options, recencyWindow, nullptr);
+}
+
+CompressResult runPipeline(const std::vector<Message>& messages, const CompressOptions& options,
+                           double recencyWindow, PipelineMemo* memo) {
+  CompressResult result;
+  CompressionStats& stats = result.compression;
+  stats.originalVersion = options.sourceVersion;
+  const std::size_t n = messages.size();
+  if (n == 0) return result;
+
+  DedupAnnotations annotations = analyzeAllDuplicates(messages, options, recencyWindow);
+  std::vector<MessageClass> classes =
+      classifyMessages(messages, options, recencyWindow, annotations, memo);
+
+  bool pending = false;
+  result.messages.reserve(n);
+  auto keep = [&](std::size_t i) {
+    OutputMessage out;
+    out.source = i;
+    result.messages.push_back(std::move(out));
+    ++stats.messagesPreserved;
+  };
+  auto replace = [&](std::size_t begin, std::size_t end, U16 content, const U16& summaryId) {
+    OutputMessage out;
+    out.source = begin;
+    out.content = std::move(content);
+    out.provenance = provenanceFor(messages, begin, end, summaryId, options.sourceVersion);
+    result.messages.push_back(std::move(out));
+    for (std::size_t i = begin; i < end; ++i) result.verbatim.push_back({messages[i].idKey, i});
+  };
+
+  GroupOutcome scratch;
+  std::size_t i = 0;
+  while (i < n) {
+    const Message& m = messages[i];
+    switch (classes[i]) {
+      case MessageClass::Preserved:
+        keep(i);
+        ++i;
+        break;
+      case MessageClass::Dedup: {
+        const DedupAnnotation& a = *annotations[i];
+        U16 ref = formatDuplicateRef(a, messages[a.duplicateOfIndex].idKey);
+        replace(i, i + 1, std::move(ref), makeSummaryId({&m.id}));
+        if (a.similarity) {
+          ++stats.messagesFuzzyDeduped;
+        } else {
+          ++stats.messagesDeduped;
+        }
+        ++i;
+        break;
+      }
+      case MessageClass::CodeSplit: {
+        const GroupOutcome& outcome = memoized(memo, i, i + 1, options, scratch, [&] {
+          return summarizeCodeSplit(messages, i, options, pending);
+        });
+        if (outcome.reverted) {
+          keep(i);
+        } else {
+          replace(i, i + 1, outcome.content, outcome.summaryId);
+          ++stats.messagesCompressed;
+        }
+        ++i;
+        break;
+      }
+      case MessageClass::Compressible: {
+        std::size_t end = i + 1;
+        while (end < n && classes[end] == MessageClass::Compressible &&
+               messages[end].role.strictEquals(m.role)) {
+          ++end;
+        }
+        // Code-split outcomes are keyed (i, i+1) too, but a message is either code-split or
+        // compressible for every window, so the keys never collide.
+        const GroupOutcome& outcome = memoized(memo, i, end, options, scratch, [&] {
+          return summarizeGroup(messages, i, end, options, pending);
+        });
+        if (outcome.reverted) {
+          for (std::size_t k = i; k < end; ++k) keep(k);
+        } else {
+          replace(i, end, outcome.content, outcome.summaryId);
+          stats.messagesCompressed += end - i;
+        }
+        i = end;
+        break;
+      }
+    }
+  }
+
+  if (pending) {
+    result.pending = true;
+    return result;
+  }
+
+  // Spec §1.5: both ratios are exactly 1 unless something was summarised or exactly deduplicated.
+  if (stats.messagesCompressed + stats.messagesDeduped == 0) return result;
+  double inputChars = 0, outputChars = 0;
+  for (const Message& message : messages) inputChars += static_cast<double>(message.length());
+  for (const OutputMessage& out : result.messages) {
+    outputChars += static_cast<double>(out.content ? out.content->size()
+                                                   : messages[out.source].length());
+  }
+  double inputTokens = memo ? memo->inputTokens(messages, options, pending)
+                            : countInputTokens(messages, options, pending);
+  double outputTokens = countOutputTokens(messages, result, options, pending);
+  if (pending) {
+    result.pending = true;
+    return result;
+  }
+  stats.ratio = outputChars > 0 ? inputChars / outputChars : 1;
+  stats.tokenRatio = outputTokens > 0 ? inputTokens / outputTokens : 1;
+  return result;
+}
+
+double countInputTokens(const std::vector<Message>& messages, const CompressOptions& options,
+                        bool& pending) {
+  double total = 0;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    CountedMessage counted;
+    counted.source = &messages[i];
+    counted.sourceIndex = i;
+    TokenCount c = countTokens(counted, options);
+    if (c.pending) pending = true;
+    total += c.value;
+  }
+  return total;
+}
+
+}  // namespace cce

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// Summary ids and the summary wrapper (spec §1.6, §2.4).
+#include "provenance.h"
+
+#include <algorithm>
+
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+
+namespace cce {
+
+std::uint32_t djb2(const U16& key) {
+  std::uint32_t h = 5381;
+  for (char16_t c : key) h = h * 33u + static_cast<std::uint32_t>(c);
+  return h;
+}
+
+U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
+  U16 key;
+  if (ids.size() == 1) {
+    // The reference hashes the single id as is: a non-string id has no `.length`, so nothing is
+    // hashed and the id is cce_sum_45h (spec §1.6 quirk).
+    if (ids[0]->isString()) key = ids[0]->text;
+  } else {
+    std::vector<const U16*> sorted;
+    sorted.reserve(ids.size());
+    for (const Scalar* id : ids) sorted.push_back(&id->text);
+    // JS default sort compares String(id) by UTF-16 code units: u16string's operator< does exactly
+    // that. Stable, like V8's TimSort, although equal strings make the order irrelevant here.
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const U16* a, const U16* b) { return *a < *b; });
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (i > 0) key.push_back(u'\0');
+      key += *sorted[i];
+    }
+  }
+  return u"cce_sum_" + js::fromAscii(js::toBase36(djb2(key)));
+}
+
+U16 formatSummary(const U16& text, std::size_t mergedCount, const std::vector<U16>& entities,
+                  const U16* embeddedSummaryId) {
+  U16 out;
+  out.reserve(text.size() + 64);
+  if (embeddedSummaryId) {
+    out += u"[summary#";
+    out += *embeddedSummaryId;
+    out += u": ";
+  } else {
+    out += u"[summary: ";
+  }
+  out += text;
+  if (mergedCount >= 2) {
+    out += u" (";
+    out += js::fromAscii(std::to_string(mergedCount));
+    out += u" messages merged)";
+  }
+  if (!entities.empty()) {
+    out += u" | entities: ";
+    for (std::size_t i = 0; i < entities.size(); ++i) {
+      if (i > 0) out += u", ";
+      out += entities[i];
+    }
+  }
+  out += u"]";
+  return out;
+}
+
+}  // namespace cce

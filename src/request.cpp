@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+// JSON requests -> engine views and options; result plans -> JSON objects with the reference's key order.
+#include "request.h"
+
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+
+namespace cce {
+
+using json::Kind;
+using json::Value;
+
+namespace {
+
+Error invalid(std::string message, std::string path) {
+  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
+}
+
+// `{...v}` as JavaScript spreads it: objects copy their members, arrays and strings their indices,
+// every other value contributes nothing.
+std::vector<json::Member> spreadOf(const Value* v) {
+  std::vector<json::Member> out;
+  if (!v) return out;
+  if (v->isObject()) return v->members;
+  if (v->isArray()) {
+    out.reserve(v->items.size());
+    for (std::size_t i = 0; i < v->items.size(); ++i) {
+      out.push_back({js::fromAscii(std::to_string(i)), v->items[i]});
+    }
+  } else if (v->isString()) {
+    for (std::size_t i = 0; i < v->string.size(); ++i) {
+      out.push_back({js::fromAscii(std::to_string(i)), Value::fromString(U16(1, v->string[i]))});
+    }
+  }
+  return out;
+}
+
+Value objectFrom(std::vector<json::Member> members) {
+  Value v = Value::object();
+  v.members = std::move(members);
+  return v;
+}
+
+Value provenanceValue(const Provenance& p, const std::vector<json::ValuePtr>& inputs) {
+  Value o = Value::object();
+  Value ids = Value::array();
+  ids.items.reserve(p.sources.size());
+  for (std::size_t s : p.sources) {
+    const Value* id = inputs[s]->find(u"id");
+    ids.items.push_back(id ? *id : Value::null());
+  }
+  o.members.push_back({u"ids", std::move(ids)});
+  o.members.push_back({u"summary_id", Value::fromString(p.summaryId)});
+  if (!p.parentIds.empty()) {
+    Value parents = Value::array();
+    for (const U16& id : p.parentIds) parents.items.push_back(Value::fromString(id));
+    o.members.push_back({u"parent_ids", std::move(parents)});
+  }
+  o.members.push_back({u"version", Value::fromNumber(p.version)});
+  return o;
+}
+
+// forceConverge's clone: `{...m, metadata: m.metadata ? {...m.metadata} : {}}`.
+Value cloneWithMetadata(const Value& source) {
+  Value clone = source;
+  const Value* metadata = source.find(u"metadata");
+  if (metadata && metadata->truthy()) {
+    clone.set(u"metadata", objectFrom(spreadOf(metadata)));
+  } else {
+    clone.set(u"metadata", Value::object());
+  }
+  return clone;
+}
+
+bool readNumber(const Value& options, const char16_t* key, const char* name, double& out,
+                Error& error) {
+  const Value* v = options.find(key);
+  if (!v || v->isNull()) return true;  // nullish: keep the default
+  if (!v->isNumber() || !std::isfinite(v->number)) {
+    error = invalid(std::string("options.") + name + " must be a finite number",
+                    std::string("/options/") + name);
+    return false;
+  }
+  out = v->number;
+  return true;
+}
+
+bool readBool(const Value& options, const char16_t* key, const char* name, bool& out,
+              Error& error) {
+  const Value* v = options.find(key);
+  if (!v || v->isNull()) return true;
+  if (!v->isBool()) {
+    error = invalid(std::string("options.") + name + " must be a boolean",
+                    std::string("/options/") + name);
+    return false;
+  }
+  out = v->boolean;
+  return true;
+}
+
+}  // namespace
+
+std::u16string jsString(const Value& value) {
+  switch (value.kind) {
+    case Kind::Null: return u"null";
+    case Kind::Bool: return value.boolean ? u"true" : u"false";
+    case Kind::Number: return js::fromAscii(js::numberToString(value.number));
+    case Kind::String: return value.string;
+    case Kind::Array: {
+      // Array#toString is join(","), with null/undefined elements as "".
+      U16 out;
+      for (std::size_t i = 0; i < value.items.size(); ++i) {
+        if (i > 0) out.push_back(u',');
+        if (!value.items[i].isNull()) out += jsString(value.items[i]);
+      }
+      return out;
+    }
+    case Kind::Object: return u"[object Object]";
+  }
+  return U16();
+}
+
+Scalar toScalar(const Value* value) {
+  Scalar s;
+  if (!value) return s;
+  switch (value->kind) {
+    case Kind::Null: s.kind = Scalar::Kind::Null; break;
+    case Kind::Bool: s.kind = Scalar::Kind::Bool; break;
+    case Kind::Number: s.kind = Scalar::Kind::Number; break;
+    case Kind::String: s.kind = Scalar::Kind::String; break;
+    case Kind::Array:
+    case Kind::Object: s.kind = Scalar::Kind::Composite; break;
+  }
+  s.text = jsString(*value);
+  return s;
+}
+
+Message describeMessage(const Value& object) {
+  Message m;
+  m.id = toScalar(object.find(u"id"));
+  m.idKey = m.id.text;
+  m.role = toScalar(object.find(u"role"));
+  if (const Value* content = object.find(u"content"); content && content->isString()) {
+    m.contentIsString = true;
+    m.content = content->string;
+  }
+  if (const Value* calls = object.find(u"tool_calls"); calls && calls->isArray()) {
+    m.toolCallsLength = static_cast<double>(calls->items.size());
+    m.hasToolCalls = !calls->items.empty();
+  }
+  if (const Value* metadata = object.find(u"metadata")) {
+    m.hasMetadata = metadata->truthy();
+    m.metadataIsObject = metadata->isObject();
+    if (const Value* original = metadata->isObject() ? metadata->find(u"_cce_original") : nullptr) {
+      m.hasCceOriginal = original->truthy();
+      if (original->isObject()) {
+        if (const Value* sid = original->find(u"summary_id"); sid && sid->isString()) {
+          m.cceSummaryId = sid->string;
+        }
+        if (const Value* ids = original->find(u"ids"); ids && ids->isArray()) {
+          m.cceIdsIsArray = true;
+          m.cceIds.reserve(ids->items.size());
+          for (const Value& id : ids->items) m.cceIds.push_back(toScalar(&id));
+        }
+      }
+    }
+  }
+  return m;
+}
+
+Result<ParsedMessages> parseMessages(const Value* messages, const char* apiName) {
+  const std::string api(apiName);
+  if (!messages || !messages->isArray()) {
+    return invalid(api + "(): messages must be an array", "/messages");
+  }
+  ParsedMessages parsed;
+  parsed.objects.reserve(messages->items.size());
+  parsed.views.reserve(messages->items.size());
+  for (std::size_t i = 0; i < messages->items.size(); ++i) {
+    const Value& item = messages->items[i];
+    const std::string index = std::to_string(i);
+    // typeof [] === "object", so arrays pass this check in the reference (and then lack an id).
+    if (!item.isObject() && !item.isArray()) {
+      return invalid(api + "(): messages[" + index + "] must be an object", "/messages/" + index);
+    }
+    const Value* id = item.isObject() ? item.find(u"id") : nullptr;
+    if (!id || id->isNull()) {
+      return invalid(api + "(): messages[" + index + "] is missing required field \"id\"",
+                     "/messages/" + index + "/id");
+    }
+    parsed.objects.push_back(std::make_shared<const Value>(item));
+    parsed.views.push_back(describeMessage(item));
+  }
+  return parsed;
+}
+
+Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {
+  if (!options || options->isNull()) return true;
+  if (!options->isObject()) return invalid("options must be an object", "/options");
+  Error error;
+  if (const Value* preserve = options->find(u"preserve"); preserve && !preserve->isNull()) {
+    if (!preserve->isArray()) {
+      return invalid("options.preserve must be an array of role names", "/options/preserve");
+    }
+    out.preserve.clear();
+    for (std::size_t i = 0; i < preserve->items.size(); ++i) {
+      const Value& role = preserve->items[i];
+      if (!role.isString()) {
+        return invalid("options.preserve must be an array of role names",
+                       "/options/preserve/" + std::to_string(i));
+      }
+      out.preserve.push_back(role.string);
+    }
+  }
+  if (!readNumber(*options, u"recencyWindow", "recencyWindow", out.recencyWindow, error) ||
+      !readNumber(*options, u"sourceVersion", "sourceVersion", out.sourceVersion, error) ||
+      !readNumber(*options, u"minRecencyWindow", "minRecencyWindow", out.minRecencyWindow, error) ||
+      !readNumber(*options, u"fuzzyThreshold", "fuzzyThreshold", out.fuzzyThreshold, error) ||
+      !readBool(*options, u"dedup", "dedup", out.dedup, error) ||
+      !readBool(*options, u"fuzzyDedup", "fuzzyDedup", out.fuzzyDedup, error) ||
+      !readBool(*options, u"embedSummaryId", "embedSummaryId", out.embedSummaryId, error) ||
+      !readBool(*options, u"forceConverge", "forceConverge", out.forceConverge, error)) {
+    return error;
+  }
+  if (const Value* budget = options->find(u"tokenBudget"); budget && !budget->isNull()) {
+    double value = 0;
+    if (!readNumber(*options, u"tokenBudget", "tokenBudget", value, error)) return error;
+    out.tokenBudget = value;
+  }
+  if (const Value* compat = options->find(u"compat"); compat && !compat->isNull()) {
+    if (!compat->isString() || compat->string != u"cce-1.0") {
+      return invalid("options.compat must be \"cce-1.0\"", "/options/compat");
+    }
+    out.compat = Compat::Cce10;
+  }
+  return true;
+}
+
+Value materializeMessage(const OutputMessage& out, const std::vector<json::ValuePtr>& inputs,
+                         const std::vector<Message>& views) {
+  (void)views;
+  const Value& source = *inputs[out.source];
+  Value message = out.ensureMetadata ? cloneWithMetadata(source) : source;
+  if (out.content) message.set(u"content", Value::fromString(*out.content));
+  if (out.provenance) {
+    const Value* metadata = message.find(u"metadata");
+    Value merged = objectFrom(spreadOf(metadata && metadata->truthy() ? metadata : nullptr));
+    merged.set(u"_cce_original", provenanceValue(*out.provenance, inputs));
+    message.set(u"metadata", std::move(merged));
+  }
+  return message;
+}
+
+Value materializeCompressResult(const CompressResult& result,
+                                const std::vector<json::ValuePtr>& inputs,
+                                const std::vector<Message>& views) {
+  Value root = Value::object();
+
+  Value messages = Value::array();
+  messages.items.reserve(result.messages.size());
+  for (const OutputMessage& out : result.messages) {
+    messages.items.push_back(materializeMessage(out, inputs, views));
+  }
+  root.members.push_back({u"messages", std::move(messages)});
+
+  const CompressionStats& s = result.compression;
+  Value compression = Value::object();
+  compression.members.push_back({u"original_version", Value::fromNumber(s.originalVersion)});
+  compression.members.push_back({u"ratio", Value::fromNumber(s.ratio)});
+  compression.members.push_back({u"token_ratio", Value::fromNumber(s.tokenRatio)});
+  compression.members.push_back(
+      {u"messages_compressed", Value::fromNumber(static_cast<double>(s.messagesCompressed))});
+  compression.members.push_back(
+      {u"messages_preserved", Value::fromNumber(static_cast<double>(s.messagesPreserved))});
+  if (s.messagesDeduped > 0) {
+    compression.members.push_back(
+        {u"messages_deduped", Value::fromNumber(static_cast<double>(s.messagesDeduped))});
+  }
+  if (s.messagesFuzzyDeduped > 0) {
+    compression.members.push_back(
+        {u"messages_fuzzy_deduped", Value::fromNumber(static_cast<double>(s.messagesFuzzyDeduped))});
+  }
+  root.members.push_back({u"compression", std::move(compression)});
+
+  // A repeated key overwrites in place, as `verbatim[id] = m` does in JS.
+  Value verbatim = Value::object();
+  std::unordered_map<U16, std::size_t> position;
+  for (const VerbatimEntry& entry : result.verbatim) {
+    const Value& source = *inputs[entry.source];
+    Value stored = entry.ensureMetadata ? cloneWithMetadata(source) : source;
+    auto [it, inserted] = position.emplace(entry.key, verbatim.members.size());
+    if (inserted) {
+      verbatim.members.push_back({entry.key, std::move(stored)});
+    } else {
+      verbatim.members[it->second].value = std::move(stored);
+    }
+  }
+  root.members.push_back({u"verbatim", std::move(verbatim)});
+
+  if (result.budget) {
+    root.members.push_back({u"fits", Value::fromBool(result.budget->fits)});
+    root.members.push_back({u"tokenCount", Value::fromNumber(result.budget->tokenCount)});
+    root.members.push_back({u"recencyWindow", Value::fromNumber(result.budget->recencyWindow)});
+  }
+  return root;
+}
+
+}  // namespace cce

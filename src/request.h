@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// The JSON face of the engine: request validation, message views, and materialising result plans.
+//
+// Validation follows the reference's TypeErrors (spec §1.3) with its exact messages, plus typed
+// errors (with a JSON pointer) for what the reference would misbehave on: options of the wrong
+// type, non-finite numbers, content that JSON cannot carry.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "json/value.h"
+#include "status.h"
+#include "types.h"
+#include "uncompress.h"
+
+namespace cce {
+
+/// The engine's view of one message object.
+Message describeMessage(const json::Value& object);
+
+/// Scalar form of any JSON value (for ids and roles). `missing` for a null pointer.
+Scalar toScalar(const json::Value* value);
+
+/// JavaScript `String(value)` for a JSON value (property-key conversion of ids).
+std::u16string jsString(const json::Value& value);
+
+struct ParsedMessages {
+  std::vector<json::ValuePtr> objects;
+  std::vector<Message> views;
+};
+
+/// Checks `messages` as compress() does (array; objects; non-null ids) and builds the views.
+Result<ParsedMessages> parseMessages(const json::Value* messages, const char* apiName);
+
+/// Reads JSON options into `options` (hooks untouched). Unknown keys are ignored, as in JS.
+Result<bool> parseCompressOptions(const json::Value* options, CompressOptions& out);
+
+/// Builds the JSON result object of compress() from its plan (key orders of spec §1.5/§1.6).
+json::Value materializeCompressResult(const CompressResult& result,
+                                      const std::vector<json::ValuePtr>& inputs,
+                                      const std::vector<Message>& views);
+
+/// Builds one output message object from the plan.
+json::Value materializeMessage(const OutputMessage& out, const std::vector<json::ValuePtr>& inputs,
+                               const std::vector<Message>& views);
+
+}  // namespace cce

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// Names of the error codes: the single source the wire format and the TS layer are checked against.
+#include "status.h"
+
+namespace cce {
+
+const char* errorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::InvalidJson: return "InvalidJson";
+    case ErrorCode::InvalidInput: return "InvalidInput";
+    case ErrorCode::InputTooLarge: return "InputTooLarge";
+    case ErrorCode::BudgetTooSmall: return "BudgetTooSmall";
+    case ErrorCode::Internal: return "Internal";
+  }
+  return "Internal";
+}
+
+std::vector<ErrorCode> allErrorCodes() {
+  return {ErrorCode::InvalidJson, ErrorCode::InvalidInput, ErrorCode::InputTooLarge,
+          ErrorCode::BudgetTooSmall, ErrorCode::Internal};
+}
+
+}  // namespace cce

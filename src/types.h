@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// Plain data shared by every stage: the engine's view of a message, options, the result plan, hooks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cce {
+
+using U16 = std::u16string;
+
+/// A JSON value reduced to what JavaScript's `===` and truthiness need (roles, ids).
+/// Objects and arrays are never equal to anything (JS compares them by identity).
+struct Scalar {
+  enum class Kind { Missing, Null, Bool, Number, String, Composite };
+  Kind kind = Kind::Missing;
+  U16 text;  // String: the string; Number: JS number-to-string; Bool: "true"/"false"
+
+  bool truthy() const;
+  bool strictEquals(const Scalar& other) const;
+  bool isString() const { return kind == Kind::String; }
+};
+
+/// What the engine reads from one input message (spec §1.2). Everything else about the message
+/// stays with the host, which rebuilds output objects from the plan (see OutputMessage): the JSON
+/// layer from its parsed objects, the JS layer from the caller's own objects.
+struct Message {
+  Scalar id;                 // required (non-null); `idKey` is String(id), the verbatim/lookup key
+  U16 idKey;
+  Scalar role;
+  bool contentIsString = false;
+  U16 content;               // only when contentIsString
+  bool hasToolCalls = false;          // `tool_calls` is an array with length > 0
+  std::optional<double> toolCallsLength;  // `tool_calls.length` when it is an array
+  bool hasMetadata = false;           // `metadata` is truthy
+  bool metadataIsObject = false;      // `metadata` is a non-null, non-array object
+  bool hasCceOriginal = false;        // `metadata._cce_original` is truthy
+  std::optional<U16> cceSummaryId;    // `metadata._cce_original.summary_id` when it is a string
+  std::vector<Scalar> cceIds;         // `metadata._cce_original.ids` when it is an array
+  bool cceIdsIsArray = false;
+
+  std::size_t length() const { return contentIsString ? content.size() : 0; }
+};
+
+/// Which behaviour the engine follows. Only the reference's for now.
+enum class Compat { Cce10 };
+
+// ---- hooks: work the host may do on the engine's behalf ------------------------------------------
+
+/// The host's answer to one summarization request (spec §10.1).
+struct SummaryAnswer {
+  enum class Kind { Accepted, Fallback, Pending };
+  Kind kind = Kind::Fallback;
+  U16 text;  // Accepted only: the summarizer's string result, as returned. The engine itself
+             // applies the reference's rule (non-empty and strictly shorter, else deterministic).
+};
+
+/// Called once per request, in the reference's call order. Returning Pending means "not known yet":
+/// the engine finishes the current pass (collecting every request of it) and then stops with
+/// `CompressResult::pending` set, so a host can supply answers asynchronously and re-run.
+using SummarizeFn = std::function<SummaryAnswer(const U16& text)>;
+
+/// A message as the token counter sees it: an input message, or the output built from it.
+struct CountedMessage {
+  const Message* source = nullptr;    // the input message the output is built from
+  std::size_t sourceIndex = 0;
+  const U16* content = nullptr;       // replacement content, or nullptr for the source's own
+  bool hasNewOriginal = false;        // carries a freshly written metadata._cce_original
+  const struct Provenance* provenance = nullptr;  // that _cce_original, when hasNewOriginal
+  bool ensureMetadata = false;        // forceConverge clone: `metadata: {}` added when missing
+};
+
+struct TokenCount {
+  double value = 0;
+  bool pending = false;  // like SummaryAnswer::Pending
+};
+using TokenCountFn = std::function<TokenCount(const CountedMessage&)>;
+
+// ---- options ---------------------------------------------------------------------------------
+
+struct CompressOptions {
+  std::vector<U16> preserve = {u"system"};
+  double recencyWindow = 4;
+  double sourceVersion = 0;
+  std::optional<double> tokenBudget;
+  double minRecencyWindow = 0;
+  bool dedup = true;
+  bool fuzzyDedup = false;
+  double fuzzyThreshold = 0.85;
+  bool embedSummaryId = false;
+  bool forceConverge = false;
+  Compat compat = Compat::Cce10;
+  SummarizeFn summarizer;     // empty: deterministic only (the reference's sync mode)
+  TokenCountFn tokenCounter;  // empty: defaultTokenCounter
+};
+
+// ---- result: a plan the host materialises --------------------------------------------------------
+
+/// `metadata._cce_original` written onto a replaced message (spec §1.6).
+struct Provenance {
+  std::vector<std::size_t> sources;  // input indices, in group order (ids are taken from these)
+  U16 summaryId;
+  std::vector<U16> parentIds;        // written only when non-empty
+  double version = 0;
+};
+
+/// One output message. `content` unset: the source's own object (unchanged, or only cloned by
+/// forceConverge). `provenance` set: `{...source, content, metadata: {...source.metadata,
+/// _cce_original}}`. Content set without provenance: forceConverge truncating a message that already
+/// carries `_cce_original`, where only `content` is replaced.
+struct OutputMessage {
+  std::size_t source = 0;
+  std::optional<U16> content;
+  std::optional<Provenance> provenance;
+  bool ensureMetadata = false;  // forceConverge clone: `metadata: m.metadata ? {...m.metadata} : {}`
+};
+
+/// One `verbatim` entry: `verbatim[key] = input[source]` (cloned with `metadata: {}` by forceConverge).
+struct VerbatimEntry {
+  U16 key;
+  std::size_t source = 0;
+  bool ensureMetadata = false;
+};
+
+struct CompressionStats {
+  double originalVersion = 0;
+  double ratio = 1;
+  double tokenRatio = 1;
+  std::size_t messagesCompressed = 0;
+  std::size_t messagesPreserved = 0;
+  std::size_t messagesDeduped = 0;       // written only when > 0
+  std::size_t messagesFuzzyDeduped = 0;  // written only when > 0
+};
+
+struct BudgetOutcome {
+  bool fits = false;
+  double tokenCount = 0;
+  double recencyWindow = 0;
+};
+
+struct CompressResult {
+  std::vector<OutputMessage> messages;
+  CompressionStats compression;
+  /// Insertion order with JS overwrite semantics: a repeated key keeps its first position and takes
+  /// the later value (the JSON writer then lists integer-like keys first, as JS does).
+  std::vector<VerbatimEntry> verbatim;
+  std::optional<BudgetOutcome> budget;  // present exactly on tokenBudget runs
+  /// Budget fast path: the reference returns the input array itself as `messages`.
+  bool fastPath = false;
+  /// True when a hook answered Pending: the plan is incomplete and must not be used.
+  bool pending = false;
+};
+
+/// Spec §1.8: ceil(len / 3.5) over the UTF-16 length of string content, else 0.
+inline double defaultTokenCount(std::size_t contentLength) {
+  return static_cast<double>((2 * contentLength + 6) / 7);
+}
+
+}  // namespace cce
