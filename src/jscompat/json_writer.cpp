@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// JSON.stringify, byte for byte: escaping, number formatting and JavaScript's key enumeration order.
+#include "jscompat/json_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "jscompat/number.h"
+
+namespace cce::js {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+// For each ASCII unit: 0 = written raw, 'u' = \u00xx, otherwise the letter after the backslash.
+constexpr char escapeFor(unsigned c) {
+  switch (c) {
+    case '\b': return 'b';
+    case '\f': return 'f';
+    case '\n': return 'n';
+    case '\r': return 'r';
+    case '\t': return 't';
+    case '"': return '"';
+    case '\\': return '\\';
+    default: return c < 0x20 ? 'u' : 0;
+  }
+}
+
+struct EscapeTable {
+  char entries[128];
+  constexpr EscapeTable() : entries() {
+    for (unsigned c = 0; c < 128; ++c) entries[c] = escapeFor(c);
+  }
+};
+constexpr EscapeTable kEscapes;
+
+void writeNumber(double d, std::string& out) {
+  if (!std::isfinite(d)) {
+    out += "null";
+    return;
+  }
+  out += numberToString(d);
+}
+
+// Keys of `members` in JavaScript enumeration order: array indices ascending, then the rest in
+// insertion order. Most objects have no index keys, and they are written without this.
+std::vector<std::size_t> enumerationOrder(const std::vector<json::Member>& members) {
+  std::vector<std::pair<std::uint32_t, std::size_t>> indices;
+  std::vector<std::size_t> order;
+  order.reserve(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const std::u16string& key = members[i].key;
+    if (isIntegerLikeKey(key)) {
+      std::uint32_t n = 0;
+      for (char16_t c : key) n = n * 10 + (c - u'0');
+      indices.emplace_back(n, i);
+    }
+  }
+  std::sort(indices.begin(), indices.end());
+  for (const auto& entry : indices) order.push_back(entry.second);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (!isIntegerLikeKey(members[i].key)) order.push_back(i);
+  }
+  return order;
+}
+
+bool hasIntegerLikeKey(const std::vector<json::Member>& members) {
+  for (const json::Member& m : members) {
+    if (!m.key.empty() && m.key[0] >= u'0' && m.key[0] <= u'9' && isIntegerLikeKey(m.key)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool isIntegerLikeKey(std::u16string_view key) {
+  if (key.empty() || key.size() > 10) return false;
+  if (key[0] == u'0') return key.size() == 1;
+  std::uint64_t n = 0;
+  for (char16_t c : key) {
+    if (c < u'0' || c > u'9') return false;
+    n = n * 10 + (c - u'0');
+  }
+  return n <= 4294967294ULL;  // 2^32 - 2: the largest array index
+}
+
+void writeJsonString(std::u16string_view s, std::string& out) {
+  // Encoded through a stack buffer appended in blocks: one append per 16 KB rather than per byte,
+  // and no sizing pass. Each block takes as many units as are sure to fit (one unit writes at most
+  // 6 bytes, a pair 4), so the inner loop has no bounds check.
+  constexpr std::size_t kBufferSize = 16384;
+  constexpr std::size_t kMaxBytesPerUnit = 6;
+  char buf[kBufferSize];
+  char* p = buf;
+  *p++ = '"';
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    std::size_t room = (kBufferSize - 1 - static_cast<std::size_t>(p - buf)) / kMaxBytesPerUnit;
+    if (room == 0) {
+      out.append(buf, p);
+      p = buf;
+      continue;
+    }
+    const std::size_t stop = std::min(n, i + room);
+    for (; i < stop; ++i) {
+      char16_t c = s[i];
+      if (c < 0x80) {
+        char e = kEscapes.entries[c];
+        if (e == 0) {
+          *p++ = static_cast<char>(c);
+        } else if (e == 'u') {
+          *p++ = '\\';
+          *p++ = 'u';
+          *p++ = '0';
+          *p++ = '0';
+          *p++ = kHex[c >> 4];
+          *p++ = kHex[c & 0xF];
+        } else {
+          *p++ = '\\';
+          *p++ = e;
+        }
+      } else if (c < 0x800) {
+        *p++ = static_cast<char>(0xC0 | (c >> 6));
+        *p++ = static_cast<char>(0x80 | (c & 0x3F));
+      } else if (c < 0xD800 || c > 0xDFFF) {
+        *p++ = static_cast<char>(0xE0 | (c >> 12));
+        *p++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        *p++ = static_cast<char>(0x80 | (c & 0x3F));
+      } else if (c <= 0xDBFF && i + 1 < n && s[i + 1] >= 0xDC00 && s[i + 1] <= 0xDFFF) {
+        // May step one past `stop`: two units, four bytes, still within the room reserved.
+        char32_t cp = 0x10000 + ((char32_t(c) - 0xD800) << 10) + (char32_t(s[i + 1]) - 0xDC00);
+        ++i;
+        *p++ = static_cast<char>(0xF0 | (cp >> 18));
+        *p++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        *p++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        *p++ = static_cast<char>(0x80 | (cp & 0x3F));
+      } else {
+        // A lone surrogate: well-formed JSON.stringify (ES2019) escapes it in lower-case hex.
+        *p++ = '\\';
+        *p++ = 'u';
+        *p++ = kHex[c >> 12];
+        *p++ = kHex[(c >> 8) & 0xF];
+        *p++ = kHex[(c >> 4) & 0xF];
+        *p++ = kHex[c & 0xF];
+      }
+    }
+  }
+  *p++ = '"';  // the room computation kept one byte for it
+  out.append(buf, p);
+}
+
+void writeJson(const json::Value& value, std::string& out) {
+  switch (value.kind) {
+    case json::Kind::Null: out += "null"; return;
+    case json::Kind::Bool: out += value.boolean ? "true" : "false"; return;
+    case json::Kind::Number: writeNumber(value.number, out); return;
+    case json::Kind::String: writeJsonString(value.string, out); return;
+    case json::Kind::Array: {
+      out.push_back('[');
+      bool first = true;
+      for (const json::Value& item : value.items) {
+        if (!first) out.push_back(',');
+        first = false;
+        writeJson(item, out);
+      }
+      out.push_back(']');
+      return;
+    }
+    case json::Kind::Object: {
+      out.push_back('{');
+      auto writeMember = [&out](const json::Member& m, bool first) {
+        if (!first) out.push_back(',');
+        writeJsonString(m.key, out);
+        out.push_back(':');
+        writeJson(m.value, out);
+      };
+      if (!hasIntegerLikeKey(value.members)) {
+        for (std::size_t i = 0; i < value.members.size(); ++i) writeMember(value.members[i], i == 0);
+      } else {
+        std::vector<std::size_t> order = enumerationOrder(value.members);
+        for (std::size_t i = 0; i < order.size(); ++i) writeMember(value.members[order[i]], i == 0);
+      }
+      out.push_back('}');
+      return;
+    }
+  }
+}
+
+std::string toJson(const json::Value& value) {
+  std::string out;
+  writeJson(value, out);
+  return out;
+}
+
+}  // namespace cce::js
