@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// Spec §4.1: split text into trimmed prose segments and verbatim fenced code blocks.
+#include "code_split.h"
+
+#include <string_view>
+
+#include "jscompat/string.h"
+
+namespace cce {
+namespace {
+
+using View = std::u16string_view;
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+bool backticksAt(View s, std::size_t i) {
+  return i + 3 <= s.size() && s[i] == u'`' && s[i + 1] == u'`' && s[i + 2] == u'`';
+}
+
+// The opening of `^ {0,3}```[^\n]*\n` at line start `i`: kNone when there is no ``` here, kNoEnd
+// when there is but no `\n` follows; otherwise the index after that `\n`.
+constexpr std::size_t kNoEnd = kNone - 1;
+std::size_t openingAt(View s, std::size_t i) {
+  std::size_t j = i;
+  while (j < s.size() && j - i < 3 && s[j] == u' ') ++j;
+  if (!backticksAt(s, j)) return kNone;
+  std::size_t nl = s.find(u'\n', j + 3);
+  return nl == View::npos ? kNoEnd : nl + 1;
+}
+
+// The lazy `[\s\S]*?\n\s*```` from `from`: the first `\n` whose following whitespace run ends in
+// three backticks. Every `\n` inside a run that fails shares its failing end, so the search jumps
+// past the run; that keeps it linear. Returns the end of the closing backticks.
+std::size_t closingFrom(View s, std::size_t from) {
+  std::size_t i = from;
+  while (true) {
+    std::size_t nl = s.find(u'\n', i);
+    if (nl == View::npos) return kNone;
+    std::size_t j = nl + 1;
+    while (j < s.size() && js::isSpace(s[j])) ++j;
+    if (backticksAt(s, j)) return j + 3;
+    i = j;
+  }
+}
+
+bool isLineStart(View s, std::size_t i) { return i == 0 || js::isLineTerminator(s[i - 1]); }
+
+}  // namespace
+
+CodeSplit splitCodeAndProse(View text) {
+  CodeSplit out;
+  auto addProse = [&out](View segment) {
+    View t = js::trimView(segment);
+    if (t.empty()) return;
+    if (!out.prose.empty()) out.prose += u' ';
+    out.prose += t;
+    out.proseLength += t.size();
+  };
+
+  std::size_t proseStart = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!isLineStart(text, i)) {
+      ++i;
+      continue;
+    }
+    std::size_t bodyStart = openingAt(text, i);
+    if (bodyStart == kNone) {
+      ++i;
+      continue;
+    }
+    // A missing `\n` or closing fence after this opening is missing after every later one too.
+    if (bodyStart == kNoEnd) break;
+    std::size_t end = closingFrom(text, bodyStart);
+    if (end == kNone) break;
+    addProse(text.substr(proseStart, i - proseStart));
+    out.fences.emplace_back(text.substr(i, end - i));
+    proseStart = end;
+    i = end;
+  }
+  addProse(text.substr(proseStart));
+  return out;
+}
+
+}  // namespace cce
