@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// Spec §8: exact and fuzzy duplicate detection, and the reference formats for replaced messages.
+#include "dedup.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+
+namespace cce {
+namespace {
+
+constexpr std::size_t kMinDedupLength = 200;
+constexpr std::size_t kFingerprintLines = 5;
+constexpr std::size_t kMinFingerprintOverlap = 3;
+constexpr std::size_t kMinNormalizedLines = 2;
+constexpr double kMinLengthRatio = 0.7;
+
+// FNV-1a over code units. Our own hash rather than std::hash so that bucket placement is the same
+// under libstdc++ and libc++; no output ever depends on map iteration order anyway (groups are
+// kept in first-appearance order in side vectors).
+struct U16ViewHash {
+  std::size_t operator()(std::u16string_view s) const {
+    std::uint64_t h = 1469598103934665603ull;
+    for (char16_t c : s) {
+      h ^= static_cast<std::uint64_t>(c);
+      h *= 1099511628211ull;
+    }
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
+};
+
+bool isEligible(const Message& m, const std::vector<U16>& preserveRoles) {
+  if (isPreservedRole(m.role, preserveRoles)) return false;
+  if (m.hasToolCalls) return false;
+  if (!m.contentIsString) return false;
+  if (startsWithCompressionMarker(m.content)) return false;
+  return m.content.size() >= kMinDedupLength;
+}
+
+// Spec §8.1/§8.2 keep rule; `members` holds message indices in ascending order.
+std::size_t chooseKeep(const std::vector<std::size_t>& members, std::size_t dedupStart) {
+  if (dedupStart > 0) {
+    for (std::size_t idx : members) {
+      if (idx >= dedupStart) return idx;
+    }
+  }
+  return members.back();
+}
+
+// A message's normalised lines as a multiset: (interned line id, count), sorted by id, so that the
+// Jaccard of two messages is one linear merge.
+struct LineBag {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> counts;
+  std::uint32_t total = 0;  // number of normalised lines, with repetition
+};
+
+// Σ min(countA, countB) over the common lines; Σ max is then totalA + totalB − Σ min.
+double jaccard(const LineBag& a, const LineBag& b) {
+  std::uint64_t inter = 0;
+  auto ia = a.counts.begin(), ib = b.counts.begin();
+  while (ia != a.counts.end() && ib != b.counts.end()) {
+    if (ia->first < ib->first) {
+      ++ia;
+    } else if (ib->first < ia->first) {
+      ++ib;
+    } else {
+      inter += std::min(ia->second, ib->second);
+      ++ia;
+      ++ib;
+    }
+  }
+  std::uint64_t uni = std::uint64_t(a.total) + b.total - inter;
+  if (uni == 0) return 1;
+  return static_cast<double>(inter) / static_cast<double>(uni);
+}
+
+struct UnionFind {
+  std::vector<std::size_t> parent;
+  explicit UnionFind(std::size_t n) : parent(n) {
+    for (std::size_t i = 0; i < n; ++i) parent[i] = i;
+  }
+  std::size_t find(std::size_t x) {
+    while (parent[x] != x) {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+    return x;
+  }
+  // The smaller root wins, so the final forest does not depend on the order of unions.
+  void unite(std::size_t a, std::size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return;
+    if (b < a) std::swap(a, b);
+    parent[b] = a;
+  }
+};
+
+void appendDecimal(U16& out, std::size_t n) { out += js::fromAscii(std::to_string(n)); }
+
+}  // namespace
+
+bool startsWithCompressionMarker(std::u16string_view content) {
+  return js::startsWithAscii(content, "[summary:") || js::startsWithAscii(content, "[summary#") ||
+         js::startsWithAscii(content, "[truncated");
+}
+
+bool isPreservedRole(const Scalar& role, const std::vector<U16>& preserveRoles) {
+  if (!role.isString() || role.text.empty()) return false;
+  return std::find(preserveRoles.begin(), preserveRoles.end(), role.text) != preserveRoles.end();
+}
+
+DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
+                                   const std::vector<U16>& preserveRoles) {
+  DedupAnnotations annotations(messages.size());
+  std::unordered_map<std::u16string_view, std::size_t, U16ViewHash> groupOf;
+  std::vector<std::vector<std::size_t>> groups;  // in order of first appearance
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const Message& m = messages[i];
+    if (!isEligible(m, preserveRoles)) continue;
+    auto inserted = groupOf.emplace(std::u16string_view(m.content), groups.size());
+    if (inserted.second) groups.emplace_back();
+    groups[inserted.first->second].push_back(i);
+  }
+  for (const std::vector<std::size_t>& members : groups) {
+    if (members.size() < 2) continue;
+    std::size_t keep = chooseKeep(members, dedupStart);
+    for (std::size_t idx : members) {
+      if (idx == keep) continue;
+      annotations[idx] = DedupAnnotation{keep, messages[keep].content.size(), std::nullopt};
+    }
+  }
+  return annotations;
+}
+
+void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
+                            const std::vector<U16>& preserveRoles, double threshold,
+                            DedupAnnotations& annotations) {
+  if (annotations.size() < messages.size()) annotations.resize(messages.size());
+
+  // Interning turns every normalised line into a small integer, so the quadratic candidate phase
+  // never touches text again.
+  std::unordered_map<U16, std::uint32_t, U16ViewHash> lineIds;
+  std::vector<std::size_t> eligible;               // position -> message index
+  std::vector<LineBag> bags;                       // per position
+  std::vector<std::vector<std::uint32_t>> prints;  // per position: first 5 line ids
+  std::vector<std::uint32_t> ids;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const Message& m = messages[i];
+    if (annotations[i] || !isEligible(m, preserveRoles)) continue;
+    ids.clear();
+    for (js::U16View line : js::splitOn(m.content, u'\n')) {
+      js::U16View trimmed = js::trimView(line);
+      if (trimmed.empty()) continue;
+      U16 lower = js::toLowerCase(trimmed);
+      auto inserted = lineIds.emplace(std::move(lower), static_cast<std::uint32_t>(lineIds.size()));
+      ids.push_back(inserted.first->second);
+    }
+    if (ids.size() < kMinNormalizedLines) continue;
+    eligible.push_back(i);
+    prints.emplace_back(ids.begin(), ids.begin() + std::min(ids.size(), kFingerprintLines));
+    std::sort(ids.begin(), ids.end());
+    LineBag bag;
+    bag.total = static_cast<std::uint32_t>(ids.size());
+    for (std::uint32_t id : ids) {
+      if (!bag.counts.empty() && bag.counts.back().first == id) {
+        ++bag.counts.back().second;
+      } else {
+        bag.counts.emplace_back(id, 1);
+      }
+    }
+    bags.push_back(std::move(bag));
+  }
+  const std::size_t count = eligible.size();
+  if (count < 2) return;
+
+  // line id -> positions, one entry per occurrence in that position's fingerprint; positions are
+  // appended in increasing order, so each list is sorted.
+  std::vector<std::vector<std::size_t>> postings(lineIds.size());
+  for (std::size_t p = 0; p < count; ++p) {
+    for (std::uint32_t id : prints[p]) postings[id].push_back(p);
+  }
+
+  UnionFind uf(count);
+  std::vector<std::size_t> overlap(count, 0);
+  std::vector<std::size_t> touched;
+  for (std::size_t a = 0; a < count; ++a) {
+    touched.clear();
+    for (std::uint32_t id : prints[a]) {
+      const std::vector<std::size_t>& list = postings[id];
+      for (auto it = std::upper_bound(list.begin(), list.end(), a); it != list.end(); ++it) {
+        if (overlap[*it]++ == 0) touched.push_back(*it);
+      }
+    }
+    for (std::size_t b : touched) {
+      std::size_t shared = overlap[b];
+      overlap[b] = 0;
+      if (shared < kMinFingerprintOverlap) continue;
+      double lenA = static_cast<double>(messages[eligible[a]].content.size());
+      double lenB = static_cast<double>(messages[eligible[b]].content.size());
+      if (std::min(lenA, lenB) / std::max(lenA, lenB) < kMinLengthRatio) continue;
+      if (jaccard(bags[a], bags[b]) >= threshold) uf.unite(a, b);
+    }
+  }
+
+  // Group positions by root; iterating positions in order keeps every group sorted by message
+  // index.
+  std::vector<std::vector<std::size_t>> groupOfRoot(count);
+  for (std::size_t p = 0; p < count; ++p) groupOfRoot[uf.find(p)].push_back(p);
+  std::vector<std::size_t> memberIndices;
+  for (const std::vector<std::size_t>& group : groupOfRoot) {
+    if (group.size() < 2) continue;
+    memberIndices.clear();
+    for (std::size_t p : group) memberIndices.push_back(eligible[p]);
+    std::size_t keepIndex = chooseKeep(memberIndices, dedupStart);
+    std::size_t keepPos = group[std::find(memberIndices.begin(), memberIndices.end(), keepIndex) -
+                                memberIndices.begin()];
+    for (std::size_t p : group) {
+      if (p == keepPos) continue;
+      // A matched pair's stored similarity is this same exact quotient (Jaccard is symmetric and
+      // built from integer sums), so computing it here covers matched and transitive members alike.
+      std::size_t index = eligible[p];
+      annotations[index] = DedupAnnotation{keepIndex, messages[index].content.size(),
+                                           jaccard(bags[p], bags[keepPos])};
+    }
+  }
+}
+
+std::u16string formatDuplicateRef(const DedupAnnotation& annotation,
+                                  const std::u16string& keepIdKey) {
+  U16 out;
+  if (annotation.similarity) {
+    out = js::fromAscii("[cce:near-dup of ");
+  } else {
+    out = js::fromAscii("[cce:dup of ");
+  }
+  out += keepIdKey;
+  out += u" \u2014 ";
+  appendDecimal(out, annotation.contentLength);
+  out += js::fromAscii(" chars");
+  if (annotation.similarity) {
+    out += js::fromAscii(", ~");
+    // Similarity lies in [0, 1], so the rounded percentage is an integer from 0 to 100.
+    double percent = js::mathRound(*annotation.similarity * 100);
+    appendDecimal(out, static_cast<std::size_t>(percent));
+    out += js::fromAscii("% match");
+  }
+  out += u']';
+  return out;
+}
+
+}  // namespace cce
