@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// Summary ids and the summary wrapper: the spec's verified vectors (§1.6, §2.4).
+#include <doctest/doctest.h>
+
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+#include "provenance.h"
+
+namespace {
+
+cce::Scalar str(const char16_t* s) { return {cce::Scalar::Kind::String, s}; }
+
+}  // namespace
+
+TEST_SUITE("provenance") {
+  TEST_CASE("summary ids match the reference's verified vectors") {
+    struct Case {
+      std::vector<const char16_t*> ids;
+      const char16_t* expected;
+    };
+    const Case cases[] = {
+        {{u"1"}, u"cce_sum_3t1y"},
+        {{u"a"}, u"cce_sum_3t3a"},
+        {{u"test-id"}, u"cce_sum_1o8pggv"},
+        {{u"a", u"b"}, u"cce_sum_377088"},
+        {{u"b", u"a"}, u"cce_sum_377088"},
+        {{u"10", u"9"}, u"cce_sum_yjb8fz"},
+        {{u"9", u"10"}, u"cce_sum_yjb8fz"},
+        {{u"\u00e9"}, u"cce_sum_3t72"},
+        {{u"\U0001F600"}, u"cce_sum_4lyxu"},
+        {{u"msg_1", u"msg_2", u"msg_3"}, u"cce_sum_13gb2wd"},
+        {{u""}, u"cce_sum_45h"},
+    };
+    for (const Case& c : cases) {
+      std::vector<cce::Scalar> scalars;
+      for (const char16_t* id : c.ids) scalars.push_back(str(id));
+      std::vector<const cce::Scalar*> refs;
+      for (const cce::Scalar& s : scalars) refs.push_back(&s);
+      CAPTURE(cce::js::toUtf8(c.expected));
+      CHECK(cce::makeSummaryId(refs) == c.expected);
+    }
+  }
+
+  TEST_CASE("a single numeric id hashes nothing, like the reference") {
+    cce::Scalar number{cce::Scalar::Kind::Number, u"42"};
+    CHECK(cce::makeSummaryId({&number}) == u"cce_sum_45h");
+  }
+
+  TEST_CASE("several ids sort by UTF-16 code units, not code points") {
+    // U+FF5E sorts after U+1F600's high surrogate (0xD83D) by code unit, before it by code point.
+    cce::Scalar astral = str(u"\U0001F600"), wide = str(u"\uFF5E");
+    CHECK(cce::makeSummaryId({&astral, &wide}) == cce::makeSummaryId({&wide, &astral}));
+    const std::u16string key = std::u16string(u"\U0001F600") + u'\0' + u"\uFF5E";
+    CHECK(cce::makeSummaryId({&wide, &astral}) ==
+          u"cce_sum_" + cce::js::fromAscii(cce::js::toBase36(cce::djb2(key))));
+  }
+
+  TEST_CASE("the wrapper carries merge count, entities and the embedded id") {
+    const std::u16string sid = u"cce_sum_377088";
+    CHECK(cce::formatSummary(u"text", 1, {}, nullptr) == u"[summary: text]");
+    CHECK(cce::formatSummary(u"text", 2, {}, nullptr) == u"[summary: text (2 messages merged)]");
+    CHECK(cce::formatSummary(u"t", 3, {u"Redis", u"3 retries"}, &sid) ==
+          u"[summary#cce_sum_377088: t (3 messages merged) | entities: Redis, 3 retries]");
+    CHECK(cce::formatSummary(u"a ] b", 0, {}, nullptr) == u"[summary: a ] b]");
+  }
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// Helpers shared by the unit tests: building messages from JSON text and reading ../shared.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "json_io.h"
+#include "jscompat/json_writer.h"
+#include "jscompat/string.h"
+#include "request.h"
+
+namespace cce::test {
+
+/// Parses `json` (which must be valid) into message objects and their views.
+inline ParsedMessages messagesFrom(const std::string& json) {
+  Result<json::Value> value = parseJson(json);
+  if (!value) {
+    std::fprintf(stderr, "test JSON does not parse: %s\n", value.error().message.c_str());
+    std::abort();
+  }
+  Result<ParsedMessages> parsed = parseMessages(&value.value(), "compress");
+  if (!parsed) {
+    std::fprintf(stderr, "test messages invalid: %s\n", parsed.error().message.c_str());
+    std::abort();
+  }
+  return parsed.value();
+}
+
+/// JSON.stringify of a compress() result plan, materialised the way the CLI does it.
+inline std::string resultJson(const CompressResult& result, const ParsedMessages& input) {
+  return js::toJson(materializeCompressResult(result, input.objects, input.views));
+}
+
+/// Reads a whole file; empty string when it cannot be read.
+inline std::string readFile(const std::string& path) {
+  std::string out;
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    char buffer[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
+    std::fclose(f);
+  }
+  return out;
+}
+
+/// `../shared` next to the project (fixed at configure time by CMake).
+inline std::string sharedDir() {
+#ifdef CCE_SHARED_DIR
+  return CCE_SHARED_DIR;
+#else
+  return "../shared";
+#endif
+}
+
+}  // namespace cce::test
