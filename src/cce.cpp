@@ -268,10 +268,10 @@ bool wantsPlan(const Value& request) {
 std::string compressJson(std::string_view requestText) {
   Result<Value> parsed = parseJson(requestText);
   if (!parsed) return errorEnvelope(parsed.error());
-  const Value& request = parsed.value();
+  Value& request = parsed.value();
   if (!request.isObject()) return errorEnvelope(invalid("request must be a JSON object", ""));
 
-  Result<ParsedMessages> messages = parseMessages(request.find(u"messages"), "compress");
+  Result<ParsedMessages> messages = consumeMessages(request.find(u"messages"), "compress");
   if (!messages) return errorEnvelope(messages.error());
   CompressOptions options;
   if (Result<bool> ok = parseCompressOptions(request.find(u"options"), options); !ok) {

@@ -172,7 +172,11 @@ Message describeMessage(const Value& object) {
   return m;
 }
 
-Result<ParsedMessages> parseMessages(const Value* messages, const char* apiName) {
+namespace {
+
+// Shared by the copying and the consuming overloads: `take` turns an element into a shared object.
+template <typename Take>
+Result<ParsedMessages> parseMessagesWith(const Value* messages, const char* apiName, Take take) {
   const std::string api(apiName);
   if (!messages || !messages->isArray()) {
     return invalid(api + "(): messages must be an array", "/messages");
@@ -192,10 +196,27 @@ Result<ParsedMessages> parseMessages(const Value* messages, const char* apiName)
       return invalid(api + "(): messages[" + index + "] is missing required field \"id\"",
                      "/messages/" + index + "/id");
     }
-    parsed.objects.push_back(std::make_shared<const Value>(item));
-    parsed.views.push_back(describeMessage(item));
+  }
+  for (std::size_t i = 0; i < messages->items.size(); ++i) {
+    parsed.views.push_back(describeMessage(messages->items[i]));
+    parsed.objects.push_back(take(i));
   }
   return parsed;
+}
+
+}  // namespace
+
+Result<ParsedMessages> parseMessages(const Value* messages, const char* apiName) {
+  return parseMessagesWith(messages, apiName, [messages](std::size_t i) {
+    return std::make_shared<const Value>(messages->items[i]);
+  });
+}
+
+Result<ParsedMessages> consumeMessages(Value* messages, const char* apiName) {
+  // Validation finishes before anything is moved, so an error leaves `messages` intact.
+  return parseMessagesWith(messages, apiName, [messages](std::size_t i) {
+    return std::make_shared<const Value>(std::move(messages->items[i]));
+  });
 }
 
 Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {

@@ -33,6 +33,10 @@ struct ParsedMessages {
 /// Checks `messages` as compress() does (array; objects; non-null ids) and builds the views.
 Result<ParsedMessages> parseMessages(const json::Value* messages, const char* apiName);
 
+/// Like parseMessages, but moves the message objects out of `messages` instead of copying them
+/// (for a request document that is no longer needed). On error nothing has been moved.
+Result<ParsedMessages> consumeMessages(json::Value* messages, const char* apiName);
+
 /// Reads JSON options into `options` (hooks untouched). Unknown keys are ignored, as in JS.
 Result<bool> parseCompressOptions(const json::Value* options, CompressOptions& out);
 
