@@ -17,17 +17,16 @@ using View = std::u16string_view;
 
 // Sorted (byte order == UTF-16 order for ASCII) so membership is a binary search.
 constexpr std::array<std::string_view, 88> kCommonStarters = {
-    "About",   "After",   "All",     "Also",    "Although", "An",      "And",     "Any",
-    "As",      "At",      "Because", "Before",  "Between", "But",     "By",      "Each",
-    "Even",    "Every",   "Finally", "First",   "For",     "From",    "Great",   "He",
-    "Her",     "Here",    "His",     "How",     "However", "If",      "In",      "Into",
-    "It",      "Its",     "Just",    "Last",    "Let",     "Many",    "Most",    "Much",
-    "My",      "Next",    "No",      "Not",     "Note",    "Now",     "On",      "Once",
-    "Only",    "Or",      "Our",     "Over",    "Second",  "See",     "She",     "Since",
-    "So",      "Some",    "Still",   "Sure",    "Thanks",  "That",    "The",     "Then",
-    "There",   "These",   "They",    "Third",   "This",    "Those",   "To",      "Under",
-    "Unless",  "Until",   "We",      "Well",    "What",    "When",    "Where",   "Which",
-    "While",   "Who",     "Why",     "With",    "Yes",     "Yet",     "You",     "Your",
+    "About",   "After",   "All",    "Also",    "Although", "An",   "And",    "Any",    "As",
+    "At",      "Because", "Before", "Between", "But",      "By",   "Each",   "Even",   "Every",
+    "Finally", "First",   "For",    "From",    "Great",    "He",   "Her",    "Here",   "His",
+    "How",     "However", "If",     "In",      "Into",     "It",   "Its",    "Just",   "Last",
+    "Let",     "Many",    "Most",   "Much",    "My",       "Next", "No",     "Not",    "Note",
+    "Now",     "On",      "Once",   "Only",    "Or",       "Our",  "Over",   "Second", "See",
+    "She",     "Since",   "So",     "Some",    "Still",    "Sure", "Thanks", "That",   "The",
+    "Then",    "There",   "These",  "They",    "Third",    "This", "Those",  "To",     "Under",
+    "Unless",  "Until",   "We",     "Well",    "What",     "When", "Where",  "Which",  "While",
+    "Who",     "Why",     "With",   "Yes",     "Yet",      "You",  "Your",
 };
 
 bool isCommonStarter(View word) {

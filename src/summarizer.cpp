@@ -3,6 +3,10 @@
 #include "summarizer.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -15,18 +19,18 @@ namespace {
 using View = std::u16string_view;
 
 constexpr std::string_view kEmphasis[] = {
-    "importantly", "note that", "however",      "critical", "crucial",  "essential",
-    "significant", "notably",   "key point",    "in particular", "specifically", "must",
-    "require",     "requires",  "required",     "never",    "always",
+    "importantly", "note that", "however",   "critical",      "crucial",      "essential",
+    "significant", "notably",   "key point", "in particular", "specifically", "must",
+    "require",     "requires",  "required",  "never",         "always",
 };
 
 constexpr std::string_view kFiller[] = {
-    "great",      "sure",       "ok",          "okay",      "thanks",     "thank you",
-    "got it",     "right",      "yes",         "no",        "alright",    "absolutely",
-    "exactly",    "indeed",     "cool",        "nice",      "perfect",    "wonderful",
-    "awesome",    "fantastic",  "sounds good", "makes sense", "i see",    "i understand",
-    "understood", "noted",      "certainly",   "of course", "no problem", "no worries",
-    "will do",    "let me",     "i'll",        "i can",     "i would",    "well",
+    "great",      "sure",      "ok",          "okay",        "thanks",     "thank you",
+    "got it",     "right",     "yes",         "no",          "alright",    "absolutely",
+    "exactly",    "indeed",    "cool",        "nice",        "perfect",    "wonderful",
+    "awesome",    "fantastic", "sounds good", "makes sense", "i see",      "i understand",
+    "understood", "noted",     "certainly",   "of course",   "no problem", "no worries",
+    "will do",    "let me",    "i'll",        "i can",       "i would",    "well",
     "so",         "now",
 };
 
@@ -39,23 +43,48 @@ bool matchesNoCaseAt(View s, std::size_t pos, std::string_view literal) {
 // `\b(…)\b` (flag i) tried at a word start: every alternative starts and ends with a letter, so a
 // match starts at a word start and ends at a boundary; alternatives sharing a prefix
 // ("require"/"requires") are all tried.
+// Which emphasis alternatives start with each letter: the check runs at every word start.
+using LetterMasks = std::array<std::uint32_t, 26>;
+constexpr LetterMasks emphasisByFirstLetter() {
+  LetterMasks masks{};
+  for (std::size_t k = 0; k < std::size(kEmphasis); ++k) {
+    masks[static_cast<std::size_t>(kEmphasis[k][0] - 'a')] |= std::uint32_t{1} << k;
+  }
+  return masks;
+}
+constexpr LetterMasks kEmphasisByFirstLetter = emphasisByFirstLetter();
+
 bool emphasisAt(View s, std::size_t i) {
   char16_t first = js::asciiLower(s[i]);
-  for (std::string_view phrase : kEmphasis) {
-    if (char16_t(phrase[0]) == first && matchesNoCaseAt(s, i, phrase) &&
-        js::isWordBoundary(s, i + phrase.size())) {
-      return true;
-    }
+  if (!js::isLower(first)) return false;
+  std::uint32_t mask = kEmphasisByFirstLetter[first - u'a'];
+  for (std::size_t k = 0; mask != 0; ++k, mask >>= 1) {
+    if ((mask & 1) == 0) continue;
+    std::string_view phrase = kEmphasis[k];
+    if (matchesNoCaseAt(s, i, phrase) && js::isWordBoundary(s, i + phrase.size())) return true;
   }
   return false;
 }
 
+using LetterMasks64 = std::array<std::uint64_t, 26>;
+constexpr LetterMasks64 fillerByFirstLetter() {
+  LetterMasks64 masks{};
+  for (std::size_t k = 0; k < std::size(kFiller); ++k) {
+    masks[static_cast<std::size_t>(kFiller[k][0] - 'a')] |= std::uint64_t{1} << k;
+  }
+  return masks;
+}
+constexpr LetterMasks64 kFillerByFirstLetter = fillerByFirstLetter();
+
 bool isFiller(View s) {
   if (s.empty()) return false;
   char16_t first = js::asciiLower(s[0]);
-  for (std::string_view phrase : kFiller) {
-    if (char16_t(phrase[0]) != first || s.size() <= phrase.size()) continue;
-    if (!matchesNoCaseAt(s, 0, phrase)) continue;
+  if (!js::isLower(first)) return false;
+  std::uint64_t mask = kFillerByFirstLetter[first - u'a'];
+  for (std::size_t k = 0; mask != 0; ++k, mask >>= 1) {
+    if ((mask & 1) == 0) continue;
+    std::string_view phrase = kFiller[k];
+    if (s.size() <= phrase.size() || !matchesNoCaseAt(s, 0, phrase)) continue;
     char16_t next = s[phrase.size()];
     if (next == u',' || next == u'.' || next == u'!' || next == u'?' || js::isSpace(next)) {
       return true;
@@ -206,8 +235,12 @@ std::u16string summarize(View text, std::size_t budget) {
   for (const Unit* u : pool) {
     long long sep = selected.empty() ? 0 : 5;
     if (used + sep + static_cast<long long>(u->text.size()) > cap) continue;
-    bool seen = std::any_of(selected.begin(), selected.end(),
-                            [u](const Unit* s) { return s->text == u->text; });
+    // The budget bounds the selection to a few dozen units, so a scan is cheap; repeated
+    // sentences make many candidates equal, hence memcmp rather than a per-unit loop.
+    bool seen = std::any_of(selected.begin(), selected.end(), [u](const Unit* s) {
+      return s->text.size() == u->text.size() &&
+             std::memcmp(s->text.data(), u->text.data(), u->text.size() * sizeof(char16_t)) == 0;
+    });
     if (seen) continue;
     selected.push_back(u);
     used += sep + static_cast<long long>(u->text.size());

@@ -15,9 +15,10 @@ namespace {
 
 using View = std::u16string_view;
 
-constexpr std::string_view kLineStatus[] = {"PASS", "FAIL", "ERROR", "WARNING", "WARN", "OK", "SKIP"};
-constexpr std::string_view kStatusWords[] = {"PASS",  "FAIL",     "ERROR",  "WARNING",
-                                             "WARN",  "Test",     "Tests",  "Total",
+constexpr std::string_view kLineStatus[] = {"PASS", "FAIL", "ERROR", "WARNING",
+                                            "WARN", "OK",   "SKIP"};
+constexpr std::string_view kStatusWords[] = {"PASS",     "FAIL",   "ERROR", "WARNING",
+                                             "WARN",     "Test",   "Tests", "Total",
                                              "Duration", "passed", "failed"};
 
 std::vector<View> nonEmptyLines(View text) {
@@ -67,13 +68,15 @@ bool isGrepHit(View line) {
 
 // `\b(PASS|…|failed)\b` with flag i: all alternatives are letters, so a whole word must equal one.
 bool hasStatusWord(View line) {
-  for (const match::Span& w : match::words(line)) {
-    View word = line.substr(w.begin, w.end - w.begin);
+  bool found = false;
+  match::forEachWord(line, [&](std::size_t b, std::size_t e) {
+    if (found || !js::isAlpha(line[b])) return;
+    View word = line.substr(b, e - b);
     for (std::string_view status : kStatusWords) {
-      if (word.size() == status.size() && js::startsWithAsciiNoCase(word, status)) return true;
+      if (word.size() == status.size() && js::startsWithAsciiNoCase(word, status)) found = true;
     }
-  }
-  return false;
+  });
+  return found;
 }
 
 std::u16string decimal(std::size_t n) {

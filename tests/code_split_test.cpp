@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Tests for the §4.1 fence splitter (fence shape, lazy body, trimmed prose, linear scanning).
+#include "code_split.h"
+
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <string>
 #include <vector>
 
-#include "code_split.h"
 #include "jscompat/string.h"
 
 namespace {
@@ -26,62 +27,72 @@ Expected split(const std::string& utf8) {
 }  // namespace
 
 TEST_SUITE("code_split") {
-
-TEST_CASE("separates fenced code from trimmed prose") {
-  struct Case {
-    const char* name;
-    std::string text;
-    std::string prose;
-    std::vector<std::string> fences;
-  };
-  const Case cases[] = {
-      {"one fence", "Intro text.\n```js\nconst a = 1;\n```\nOutro.", "Intro text. Outro.",
-       {"```js\nconst a = 1;\n```"}},
-      {"text after the closing backticks is prose", "A\n```\nx\n```tail words", "A tail words",
-       {"```\nx\n```"}},
-      {"closing fence after blank lines and indentation", "```\ncode\n\n   \t```\nafter",
-       "after", {"```\ncode\n\n   \t```"}},
-      {"lazy body stops at the first closing fence",
-       "p1\n```\na\n```\np2\n```py\nb\n```\np3", "p1 p2 p3", {"```\na\n```", "```py\nb\n```"}},
-      {"info string may be anything", "```  c++ {x} ``` y\nz\n```", "", {"```  c++ {x} ``` y\nz\n```"}},
-      {"three leading spaces open a fence", "p\n   ```\nx\n```", "p", {"   ```\nx\n```"}},
-      {"four leading spaces do not", "prose\n    ```\nx\n```", "prose\n    ```\nx\n```", {}},
-      {"opening must be at a line start", "say ```\nx\n``` ok", "say ```\nx\n``` ok", {}},
-      {"a carriage return starts a line", "p\r```\nx\n```", "p", {"```\nx\n```"}},
-      {"the body needs its own newline", "```\n```", "```\n```", {}},
-      {"an empty body is fine", "```\n\n```", "", {"```\n\n```"}},
-      {"unmatched backticks leave one prose segment", "  see ``` here  ", "see ``` here", {}},
-      {"four backticks still close", "```\nx\n````", "`", {"```\nx\n```"}},
-  };
-  for (const Case& c : cases) {
-    CAPTURE(std::string(c.name));
-    Expected got = split(c.text);
-    CHECK(got.prose == c.prose);
-    CHECK(got.fences == c.fences);
+  TEST_CASE("separates fenced code from trimmed prose") {
+    struct Case {
+      const char* name;
+      std::string text;
+      std::string prose;
+      std::vector<std::string> fences;
+    };
+    const Case cases[] = {
+        {"one fence",
+         "Intro text.\n```js\nconst a = 1;\n```\nOutro.",
+         "Intro text. Outro.",
+         {"```js\nconst a = 1;\n```"}},
+        {"text after the closing backticks is prose",
+         "A\n```\nx\n```tail words",
+         "A tail words",
+         {"```\nx\n```"}},
+        {"closing fence after blank lines and indentation",
+         "```\ncode\n\n   \t```\nafter",
+         "after",
+         {"```\ncode\n\n   \t```"}},
+        {"lazy body stops at the first closing fence",
+         "p1\n```\na\n```\np2\n```py\nb\n```\np3",
+         "p1 p2 p3",
+         {"```\na\n```", "```py\nb\n```"}},
+        {"info string may be anything",
+         "```  c++ {x} ``` y\nz\n```",
+         "",
+         {"```  c++ {x} ``` y\nz\n```"}},
+        {"three leading spaces open a fence", "p\n   ```\nx\n```", "p", {"   ```\nx\n```"}},
+        {"four leading spaces do not", "prose\n    ```\nx\n```", "prose\n    ```\nx\n```", {}},
+        {"opening must be at a line start", "say ```\nx\n``` ok", "say ```\nx\n``` ok", {}},
+        {"a carriage return starts a line", "p\r```\nx\n```", "p", {"```\nx\n```"}},
+        {"the body needs its own newline", "```\n```", "```\n```", {}},
+        {"an empty body is fine", "```\n\n```", "", {"```\n\n```"}},
+        {"unmatched backticks leave one prose segment", "  see ``` here  ", "see ``` here", {}},
+        {"four backticks still close", "```\nx\n````", "`", {"```\nx\n```"}},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.name));
+      Expected got = split(c.text);
+      CHECK(got.prose == c.prose);
+      CHECK(got.fences == c.fences);
+    }
   }
-}
 
-TEST_CASE("counts prose length without the joining spaces") {
-  cce::CodeSplit s = cce::splitCodeAndProse(u"  ab \n```\nx\n```\n cde \n```\ny\n```\n  fg");
-  CHECK(s.prose == u"ab cde fg");
-  CHECK(s.proseLength == 7);
-  CHECK(s.fences.size() == 2);
-}
+  TEST_CASE("counts prose length without the joining spaces") {
+    cce::CodeSplit s = cce::splitCodeAndProse(u"  ab \n```\nx\n```\n cde \n```\ny\n```\n  fg");
+    CHECK(s.prose == u"ab cde fg");
+    CHECK(s.proseLength == 7);
+    CHECK(s.fences.size() == 2);
+  }
 
-TEST_CASE("splits pathological inputs in linear time") {
-  // Many openings (lines started by \r) without a newline, and long whitespace runs full of
-  // newlines before a non-fence.
-  std::u16string openings, blanks = u"```\n";
-  while (openings.size() < (1u << 20)) openings += u"```x\r";
-  while (blanks.size() < (1u << 20)) blanks += u"\n \n";
-  blanks += u"x";
-  auto start = std::chrono::steady_clock::now();
-  CHECK(cce::splitCodeAndProse(openings).fences.empty());
-  CHECK(cce::splitCodeAndProse(blanks).fences.empty());
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - start)
-                .count();
-  CHECK(ms < 2000);
-}
+  TEST_CASE("splits pathological inputs in linear time") {
+    // Many openings (lines started by \r) without a newline, and long whitespace runs full of
+    // newlines before a non-fence.
+    std::u16string openings, blanks = u"```\n";
+    while (openings.size() < (1u << 20)) openings += u"```x\r";
+    while (blanks.size() < (1u << 20)) blanks += u"\n \n";
+    blanks += u"x";
+    auto start = std::chrono::steady_clock::now();
+    CHECK(cce::splitCodeAndProse(openings).fences.empty());
+    CHECK(cce::splitCodeAndProse(blanks).fences.empty());
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    CHECK(ms < 2000);
+  }
 
 }  // TEST_SUITE("code_split")

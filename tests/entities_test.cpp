@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Tests for §7 entity extraction (order of kinds, starter filter, lower-cased vowelless, cap).
+#include "entities.h"
+
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <string>
 #include <vector>
 
-#include "entities.h"
 #include "jscompat/string.h"
 
 namespace {
@@ -33,105 +34,105 @@ std::string repeat(const std::string& s, int n) {
 }  // namespace
 
 TEST_SUITE("entities") {
-
-TEST_CASE("reproduces the spec's verified entity lists") {
-  struct Case {
-    const char* name;
-    std::string text;
-    std::string expected;
-  };
-  const Case cases[] = {
-      // §7 example.
-      {"section 7",
-       repeat("We use pnpm workspaces and connect via ssh to deploy the grpc service with the "
-              "Express server and Redis cache. The TypeScript code calls getUserProfile and "
-              "handles 3 retries in 500 ms. ",
-              4),
-       "Express, Redis, TypeScript, getUserProfile, pnpm, ssh, grpc, 3 retries, 500 ms"},
-      // §13 example 9.
-      {"filler",
-       repeat("Sure thing. OK then. Thanks for that. Got it. No problem. Will do. Right. "
-              "Absolutely. ",
-              3),
-       "Got, Will, Right, Absolutely"},
-      // §13 example 1: "This" is a common starter.
-      {"starter only",
-       repeat("This is a long message about general topics that could be compressed. ", 5), ""},
-      // corpus edge-summarize-all-filler.
-      {"filler phrases",
-       "No, that is fine and report back shortly. Right, I will take a look at it soon and "
-       "report back shortly. No, I will take a look at it soon and report back shortly. "
-       "Understood, that is fine and report back shortly. Will do, we can do that and report "
-       "back shortly.",
-       "Right, Understood, Will"},
-  };
-  for (const Case& c : cases) {
-    CAPTURE(std::string(c.name));
-    CHECK(entitiesOf(c.text) == c.expected);
+  TEST_CASE("reproduces the spec's verified entity lists") {
+    struct Case {
+      const char* name;
+      std::string text;
+      std::string expected;
+    };
+    const Case cases[] = {
+        // §7 example.
+        {"section 7",
+         repeat("We use pnpm workspaces and connect via ssh to deploy the grpc service with the "
+                "Express server and Redis cache. The TypeScript code calls getUserProfile and "
+                "handles 3 retries in 500 ms. ",
+                4),
+         "Express, Redis, TypeScript, getUserProfile, pnpm, ssh, grpc, 3 retries, 500 ms"},
+        // §13 example 9.
+        {"filler",
+         repeat("Sure thing. OK then. Thanks for that. Got it. No problem. Will do. Right. "
+                "Absolutely. ",
+                3),
+         "Got, Will, Right, Absolutely"},
+        // §13 example 1: "This" is a common starter.
+        {"starter only",
+         repeat("This is a long message about general topics that could be compressed. ", 5), ""},
+        // corpus edge-summarize-all-filler.
+        {"filler phrases",
+         "No, that is fine and report back shortly. Right, I will take a look at it soon and "
+         "report back shortly. No, I will take a look at it soon and report back shortly. "
+         "Understood, that is fine and report back shortly. Will do, we can do that and report "
+         "back shortly.",
+         "Right, Understood, Will"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.name));
+      CHECK(entitiesOf(c.text) == c.expected);
+    }
   }
-}
 
-TEST_CASE("keeps proper-noun phrases whole, whitespace included, and drops starter phrases") {
-  struct Case {
-    const char* text;
-    const char* expected;
-  };
-  const Case cases[] = {
-      {"Alice Johnson met Bob in Berlin", "Alice Johnson, Bob, Berlin"},
-      {"Ask New\nYork  City now", "Ask New\nYork  City"},
-      {"The Express server", ""},               // the whole phrase goes with its starter
-      {"Hello World2 here", "Hello"},           // the last word cannot end at a word char
-      {"Hello TypeScript", "Hello, TypeScript"},  // "Type" runs into "S": phrase stops at Hello
-      {"Abc1 Xyz_", ""},
-      {"caf\xc3\xa9 Zo\xc3\xab", "Zo"},         // non-ASCII letters are non-word chars
-      {"Berlin Berlin. Berlin", "Berlin Berlin, Berlin"},  // exact-string dedup
-  };
-  for (const Case& c : cases) {
-    CAPTURE(std::string(c.text));
-    CHECK(entitiesOf(c.text) == c.expected);
+  TEST_CASE("keeps proper-noun phrases whole, whitespace included, and drops starter phrases") {
+    struct Case {
+      const char* text;
+      const char* expected;
+    };
+    const Case cases[] = {
+        {"Alice Johnson met Bob in Berlin", "Alice Johnson, Bob, Berlin"},
+        {"Ask New\nYork  City now", "Ask New\nYork  City"},
+        {"The Express server", ""},                 // the whole phrase goes with its starter
+        {"Hello World2 here", "Hello"},             // the last word cannot end at a word char
+        {"Hello TypeScript", "Hello, TypeScript"},  // "Type" runs into "S": phrase stops at Hello
+        {"Abc1 Xyz_", ""},
+        {"caf\xc3\xa9 Zo\xc3\xab", "Zo"},                    // non-ASCII letters are non-word chars
+        {"Berlin Berlin. Berlin", "Berlin Berlin, Berlin"},  // exact-string dedup
+    };
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.text));
+      CHECK(entitiesOf(c.text) == c.expected);
+    }
   }
-}
 
-TEST_CASE("orders identifier kinds, lower-cases vowelless words and keeps number units") {
-  struct Case {
-    const char* text;
-    const char* expected;
-  };
-  const Case cases[] = {
-      {"db_pool getUser UserService", "UserService, getUser, db_pool"},
-      {"SSH and ssh and Ssh", "Ssh, ssh"},  // "Ssh" is a proper noun, then vowelless "ssh" once
-      {"took 3ms, 4.2 seconds, 2 replicas, 100 users and 7 attempts",
-       "3ms, 4.2 seconds, 2 replicas, 100 users, 7 attempts"},
-      {"up 40% today, 40 percent, 12%x", "40 percent, 12%"},  // "%" needs a word char after it
-      {"after 3 hours and 1 day and 5 errors", "3 hours, 1 day, 5 errors"},
-      {"a1 5 ms", "5 ms"},
-      {"x5 ms", ""},  // no boundary before the digit
-  };
-  for (const Case& c : cases) {
-    CAPTURE(std::string(c.text));
-    CHECK(entitiesOf(c.text) == c.expected);
+  TEST_CASE("orders identifier kinds, lower-cases vowelless words and keeps number units") {
+    struct Case {
+      const char* text;
+      const char* expected;
+    };
+    const Case cases[] = {
+        {"db_pool getUser UserService", "UserService, getUser, db_pool"},
+        {"SSH and ssh and Ssh", "Ssh, ssh"},  // "Ssh" is a proper noun, then vowelless "ssh" once
+        {"took 3ms, 4.2 seconds, 2 replicas, 100 users and 7 attempts",
+         "3ms, 4.2 seconds, 2 replicas, 100 users, 7 attempts"},
+        {"up 40% today, 40 percent, 12%x", "40 percent, 12%"},  // "%" needs a word char after it
+        {"after 3 hours and 1 day and 5 errors", "3 hours, 1 day, 5 errors"},
+        {"a1 5 ms", "5 ms"},
+        {"x5 ms", ""},  // no boundary before the digit
+    };
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.text));
+      CHECK(entitiesOf(c.text) == c.expected);
+    }
   }
-}
 
-TEST_CASE("caps the list at the limit in insertion order") {
-  std::string text = "Alpha Bravo. Charlie! Delta? Echo; Foxtrot, Golf: Hotel- India/ Juliet+ Kilo";
-  CHECK(entitiesOf(text) ==
-        "Alpha Bravo, Charlie, Delta, Echo, Foxtrot, Golf, Hotel, India, Juliet, Kilo");
-  CHECK(entitiesOf(text + ". Lima") ==
-        "Alpha Bravo, Charlie, Delta, Echo, Foxtrot, Golf, Hotel, India, Juliet, Kilo");
-  CHECK(entitiesOf(text, 3) == "Alpha Bravo, Charlie, Delta");
-  CHECK(entitiesOf(text, 0).empty());
-}
+  TEST_CASE("caps the list at the limit in insertion order") {
+    std::string text =
+        "Alpha Bravo. Charlie! Delta? Echo; Foxtrot, Golf: Hotel- India/ Juliet+ Kilo";
+    CHECK(entitiesOf(text) ==
+          "Alpha Bravo, Charlie, Delta, Echo, Foxtrot, Golf, Hotel, India, Juliet, Kilo");
+    CHECK(entitiesOf(text + ". Lima") ==
+          "Alpha Bravo, Charlie, Delta, Echo, Foxtrot, Golf, Hotel, India, Juliet, Kilo");
+    CHECK(entitiesOf(text, 3) == "Alpha Bravo, Charlie, Delta");
+    CHECK(entitiesOf(text, 0).empty());
+  }
 
-TEST_CASE("extracts from a megabyte of text in linear time") {
-  std::u16string big;
-  while (big.size() < (1u << 20)) big += u"The quick fox and the lazy dog rest here. ";
-  auto start = std::chrono::steady_clock::now();
-  CHECK(cce::extractEntities(big).empty());
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - start)
-                .count();
-  CHECK(ms < 2000);
-}
+  TEST_CASE("extracts from a megabyte of text in linear time") {
+    std::u16string big;
+    while (big.size() < (1u << 20)) big += u"The quick fox and the lazy dog rest here. ";
+    auto start = std::chrono::steady_clock::now();
+    CHECK(cce::extractEntities(big).empty());
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    CHECK(ms < 2000);
+  }
 
 }  // TEST_SUITE("entities")

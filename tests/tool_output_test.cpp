@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Tests for §6 structured tool output: detection thresholds, line rules and the two summary forms.
+#include "tool_output.h"
+
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <string>
 
 #include "jscompat/string.h"
-#include "tool_output.h"
 
 namespace {
 
@@ -32,105 +33,104 @@ std::string grepOutput(int n) {
 }  // namespace
 
 TEST_SUITE("tool_output") {
-
-TEST_CASE("summarises grep output as its file list") {
-  // §13 example 5.
-  std::u16string text = u16(grepOutput(10));
-  CHECK(cce::isStructuredOutput(text));
-  CHECK(u8(cce::summarizeStructured(text, 200)) ==
-        "files: src/file0.ts, src/file1.ts, src/file2.ts +7 more");
-}
-
-TEST_CASE("falls back to first three, last and line count without paths or status lines") {
-  // §13 example 8 (the keep target of the near-dup pair).
-  std::string text;
-  for (int i = 0; i < 20; ++i) {
-    text += (i > 0 ? "\n" : "") + ("line " + std::to_string(i) + ": config entry " +
-                                   std::to_string(i) + " = enabled");
+  TEST_CASE("summarises grep output as its file list") {
+    // §13 example 5.
+    std::u16string text = u16(grepOutput(10));
+    CHECK(cce::isStructuredOutput(text));
+    CHECK(u8(cce::summarizeStructured(text, 200)) ==
+          "files: src/file0.ts, src/file1.ts, src/file2.ts +7 more");
   }
-  std::u16string t = u16(text);
-  CHECK(cce::isStructuredOutput(t));
-  CHECK(u8(cce::summarizeStructured(t, 400)) ==
-        "line 0: config entry 0 = enabled | line 1: config entry 1 = enabled | line 2: config "
-        "entry 2 = enabled | ... | line 19: config entry 19 = enabled (20 lines)");
-}
 
-TEST_CASE("decides structure by line rules, line count and newline density") {
-  struct Case {
-    const char* name;
+  TEST_CASE("falls back to first three, last and line count without paths or status lines") {
+    // §13 example 8 (the keep target of the near-dup pair).
     std::string text;
-    bool structured;
-  };
-  const std::string bullet = "  - item number is ready for review";
-  const Case cases[] = {
-      {"six bullets", lines(bullet, 6), true},
-      {"five bullets", lines(bullet, 5), false},
-      {"blank lines do not count", lines(bullet, 5) + "\n  \n\t", false},
-      {"unicode bullet", lines("\t\xe2\x80\xa2 point", 6), true},
-      {"bullet needs indent", lines("- item", 6), false},
-      {"key: value", lines("some words: value", 6), true},
-      {"trailing colon is not key: value", lines("heading:", 6), false},
-      {"CRLF makes a trailing colon count", lines("heading:\r", 6), true},
-      {"key with dots, slashes, hyphens", lines("  a.b/c-d e: x", 6), true},
-      {"key must start with a word char", lines("-a: x", 6), false},
-      {"status prefix", lines("WARNING low disk", 6), true},
-      {"status prefix is case-sensitive", lines("Warning low disk", 6), false},
-      {"status prefix needs a boundary", lines("OKAY then", 6), false},
-      {"grep hit", lines("a.b:1:x", 6), true},
-      {"grep hit needs text before the dot", lines(".b:1:x", 6), false},
-      {"prose", lines("just some plain prose words here", 6), false},
-      {"exactly half is not enough", lines("a: b", 3) + "\n" + lines("plain", 3), false},
-      {"more than half", lines("a: b", 4) + "\n" + lines("plain", 3), true},
-  };
-  for (const Case& c : cases) {
-    CAPTURE(std::string(c.name));
-    CHECK(cce::isStructuredOutput(u16(c.text)) == c.structured);
+    for (int i = 0; i < 20; ++i) {
+      text += (i > 0 ? "\n" : "") +
+              ("line " + std::to_string(i) + ": config entry " + std::to_string(i) + " = enabled");
+    }
+    std::u16string t = u16(text);
+    CHECK(cce::isStructuredOutput(t));
+    CHECK(u8(cce::summarizeStructured(t, 400)) ==
+          "line 0: config entry 0 = enabled | line 1: config entry 1 = enabled | line 2: config "
+          "entry 2 = enabled | ... | line 19: config entry 19 = enabled (20 lines)");
   }
-}
 
-TEST_CASE("rejects a newline density below one in eighty") {
-  // Six lines, five newlines: 400 units is exactly 1/80 (kept), 401 is below (rejected).
-  std::string base = lines("a: b", 6);  // 29 units
-  std::string pad(400 - base.size(), 'x');
-  CHECK(cce::isStructuredOutput(u16(base + pad)));
-  CHECK_FALSE(cce::isStructuredOutput(u16(base + pad + "x")));
-}
+  TEST_CASE("decides structure by line rules, line count and newline density") {
+    struct Case {
+      const char* name;
+      std::string text;
+      bool structured;
+    };
+    const std::string bullet = "  - item number is ready for review";
+    const Case cases[] = {
+        {"six bullets", lines(bullet, 6), true},
+        {"five bullets", lines(bullet, 5), false},
+        {"blank lines do not count", lines(bullet, 5) + "\n  \n\t", false},
+        {"unicode bullet", lines("\t\xe2\x80\xa2 point", 6), true},
+        {"bullet needs indent", lines("- item", 6), false},
+        {"key: value", lines("some words: value", 6), true},
+        {"trailing colon is not key: value", lines("heading:", 6), false},
+        {"CRLF makes a trailing colon count", lines("heading:\r", 6), true},
+        {"key with dots, slashes, hyphens", lines("  a.b/c-d e: x", 6), true},
+        {"key must start with a word char", lines("-a: x", 6), false},
+        {"status prefix", lines("WARNING low disk", 6), true},
+        {"status prefix is case-sensitive", lines("Warning low disk", 6), false},
+        {"status prefix needs a boundary", lines("OKAY then", 6), false},
+        {"grep hit", lines("a.b:1:x", 6), true},
+        {"grep hit needs text before the dot", lines(".b:1:x", 6), false},
+        {"prose", lines("just some plain prose words here", 6), false},
+        {"exactly half is not enough", lines("a: b", 3) + "\n" + lines("plain", 3), false},
+        {"more than half", lines("a: b", 4) + "\n" + lines("plain", 3), true},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.name));
+      CHECK(cce::isStructuredOutput(u16(c.text)) == c.structured);
+    }
+  }
 
-TEST_CASE("captures the greedy path of a grep hit and keeps paths distinct") {
-  std::string text = lines("a.b:1:c.d:2: hit", 3) + "\nsrc/f0.py:4: x\nsrc/f0.py:5: y\nz.rs:1:";
-  CHECK(u8(cce::summarizeStructured(u16(text), 200)) == "files: a.b:1:c.d, src/f0.py, z.rs");
-}
+  TEST_CASE("rejects a newline density below one in eighty") {
+    // Six lines, five newlines: 400 units is exactly 1/80 (kept), 401 is below (rejected).
+    std::string base = lines("a: b", 6);  // 29 units
+    std::string pad(400 - base.size(), 'x');
+    CHECK(cce::isStructuredOutput(u16(base + pad)));
+    CHECK_FALSE(cce::isStructuredOutput(u16(base + pad + "x")));
+  }
 
-TEST_CASE("lists up to three distinct trimmed status lines after the files") {
-  std::string text =
-      "src/a.ts:1: FAIL one\n  Tests  3 passed\n  Tests  3 passed\nTotal: 4\nDuration 2s\n"
-      "nothing\n- test: run vitest suite";
-  CHECK(u8(cce::summarizeStructured(u16(text), 200)) ==
-        "files: src/a.ts | src/a.ts:1: FAIL one | Tests  3 passed | Total: 4");
-  // The status words are matched case-insensitively and as whole words (§13 example 7).
-  CHECK(u8(cce::summarizeStructured(u16("  - test: run vitest suite\n  - testing: no\n"), 200)) ==
-        "- test: run vitest suite");
-}
+  TEST_CASE("captures the greedy path of a grep hit and keeps paths distinct") {
+    std::string text = lines("a.b:1:c.d:2: hit", 3) + "\nsrc/f0.py:4: x\nsrc/f0.py:5: y\nz.rs:1:";
+    CHECK(u8(cce::summarizeStructured(u16(text), 200)) == "files: a.b:1:c.d, src/f0.py, z.rs");
+  }
 
-TEST_CASE("cuts a long summary to budget-3 plus an ellipsis") {
-  std::string longLine(100, 'x');
-  std::string text = lines("  - " + longLine, 8);
-  std::u16string out = cce::summarizeStructured(u16(text), 200);
-  CHECK(out.size() == 200);
-  CHECK(u8(out.substr(0, 6)) == "- xxxx");
-  CHECK(u8(out.substr(194)) == "xxx...");
-}
+  TEST_CASE("lists up to three distinct trimmed status lines after the files") {
+    std::string text =
+        "src/a.ts:1: FAIL one\n  Tests  3 passed\n  Tests  3 passed\nTotal: 4\nDuration 2s\n"
+        "nothing\n- test: run vitest suite";
+    CHECK(u8(cce::summarizeStructured(u16(text), 200)) ==
+          "files: src/a.ts | src/a.ts:1: FAIL one | Tests  3 passed | Total: 4");
+    // The status words are matched case-insensitively and as whole words (§13 example 7).
+    CHECK(u8(cce::summarizeStructured(u16("  - test: run vitest suite\n  - testing: no\n"), 200)) ==
+          "- test: run vitest suite");
+  }
 
-TEST_CASE("detects a megabyte of log lines in linear time") {
-  std::u16string big;
-  while (big.size() < (1u << 20)) big += u"src/mod/file.ts:12: const value = load(1);\n";
-  auto start = std::chrono::steady_clock::now();
-  CHECK(cce::isStructuredOutput(big));
-  CHECK(u8(cce::summarizeStructured(big, 400)) == "files: src/mod/file.ts");
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - start)
-                .count();
-  CHECK(ms < 2000);
-}
+  TEST_CASE("cuts a long summary to budget-3 plus an ellipsis") {
+    std::string longLine(100, 'x');
+    std::string text = lines("  - " + longLine, 8);
+    std::u16string out = cce::summarizeStructured(u16(text), 200);
+    CHECK(out.size() == 200);
+    CHECK(u8(out.substr(0, 6)) == "- xxxx");
+    CHECK(u8(out.substr(194)) == "xxx...");
+  }
+
+  TEST_CASE("detects a megabyte of log lines in linear time") {
+    std::u16string big;
+    while (big.size() < (1u << 20)) big += u"src/mod/file.ts:12: const value = load(1);\n";
+    auto start = std::chrono::steady_clock::now();
+    CHECK(cce::isStructuredOutput(big));
+    CHECK(u8(cce::summarizeStructured(big, 400)) == "files: src/mod/file.ts");
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    CHECK(ms < 2000);
+  }
 
 }  // TEST_SUITE("tool_output")

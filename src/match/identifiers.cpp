@@ -2,6 +2,7 @@
 // Word-shaped pattern matchers shared by the summariser and entity extraction (spec §5.2, §7).
 #include "match/identifiers.h"
 
+#include <cstdint>
 #include <string_view>
 
 #include "jscompat/string.h"
@@ -22,16 +23,16 @@ struct Unit {
 
 // `seconds?` is the literal "second" plus an optional "s"; the unit order is the pattern's.
 constexpr Unit kScoreUnits[] = {
-    {"second", true}, {"ms", false},     {"MB", false},     {"GB", false},     {"TB", false},
-    {"KB", false},    {"retrie", true},  {"worker", true},  {"thread", true},  {"node", true},
+    {"second", true},  {"ms", false},     {"MB", false},    {"GB", false},    {"TB", false},
+    {"KB", false},     {"retrie", true},  {"worker", true}, {"thread", true}, {"node", true},
     {"replica", true}, {"request", true}, {"%", false},
 };
 
 constexpr Unit kEntityUnits[] = {
-    {"second", true},   {"retrie", true},   {"attempt", true}, {"MB", false},      {"GB", false},
-    {"TB", false},      {"KB", false},      {"ms", false},     {"minute", true},   {"hour", true},
-    {"day", true},      {"byte", true},     {"worker", true},  {"thread", true},   {"node", true},
-    {"replica", true},  {"instance", true}, {"user", true},    {"request", true},  {"error", true},
+    {"second", true},   {"retrie", true},   {"attempt", true}, {"MB", false},     {"GB", false},
+    {"TB", false},      {"KB", false},      {"ms", false},     {"minute", true},  {"hour", true},
+    {"day", true},      {"byte", true},     {"worker", true},  {"thread", true},  {"node", true},
+    {"replica", true},  {"instance", true}, {"user", true},    {"request", true}, {"error", true},
     {"percent", false}, {"%", false},
 };
 
@@ -41,9 +42,9 @@ bool startsWithNoCaseAt(std::u16string_view text, std::size_t pos, std::string_v
 }
 
 // `\b\d+(\.\d+)?\s*(UNITS)\b` tried at `start` (a digit preceded by a non-word char or the start).
-// Backtracking never helps: a shorter `\d+` or `\s*`, or skipping a present fraction, leaves a digit,
-// a dot or a space where a unit has to start, and no unit starts with one. Among the units at most
-// one can be followed by `\b`, so the first that fits is the match. Returns the end, or 0.
+// Backtracking never helps: a shorter `\d+` or `\s*`, or skipping a present fraction, leaves a
+// digit, a dot or a space where a unit has to start, and no unit starts with one. Among the units
+// at most one can be followed by `\b`, so the first that fits is the match. Returns the end, or 0.
 template <std::size_t N>
 std::size_t matchNumberUnitAt(std::u16string_view text, std::size_t start, const Unit (&units)[N]) {
   const std::size_t n = text.size();
@@ -84,15 +85,14 @@ std::vector<Span> findNumbers(std::u16string_view text, const Unit (&units)[N]) 
   return out;
 }
 
+// Bit k set for the k-th lower-case letter of `[bcdfghjklmnpqrstvwxz]` (no a e i o u y).
+constexpr std::uint32_t kConsonants =
+    ((1u << 26) - 1) & ~((1u << ('a' - 'a')) | (1u << ('e' - 'a')) | (1u << ('i' - 'a')) |
+                         (1u << ('o' - 'a')) | (1u << ('u' - 'a')) | (1u << ('y' - 'a')));
+
 bool isConsonant(char16_t c) {
-  switch (js::asciiLower(c)) {
-    case u'b': case u'c': case u'd': case u'f': case u'g': case u'h': case u'j':
-    case u'k': case u'l': case u'm': case u'n': case u'p': case u'q': case u'r':
-    case u's': case u't': case u'v': case u'w': case u'x': case u'z':
-      return true;
-    default:
-      return false;
-  }
+  c = js::asciiLower(c);
+  return js::isLower(c) && ((kConsonants >> (c - u'a')) & 1u) != 0;
 }
 
 // Consumes `[A-Z][a-z]+` groups from `i`; returns how many were consumed and moves `i` past them.
@@ -107,12 +107,6 @@ std::size_t capitalisedGroups(std::u16string_view w, std::size_t& i) {
 }
 
 }  // namespace
-
-std::vector<Span> words(std::u16string_view text) {
-  std::vector<Span> out;
-  forEachWord(text, [&out](std::size_t b, std::size_t e) { out.push_back({b, e}); });
-  return out;
-}
 
 bool isCamelCase(std::u16string_view w) {
   std::size_t i = 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Hand-written matchers for the word-shaped patterns shared by the summariser (§5.2) and entities (§7).
+// Matchers for the word-shaped patterns shared by the summariser (§5.2) and entities (§7).
 //
 // Every `\b…\b` pattern here starts and ends with a word character, so under JS (ASCII) `\b` a
 // match is always a whole maximal run of `[A-Za-z0-9_]`: these matchers test whole words. The
@@ -11,12 +11,26 @@
 #include <string_view>
 #include <vector>
 
+#include "jscompat/string.h"
+
 namespace cce::match {
 
 struct Span {
   std::size_t begin = 0;
   std::size_t end = 0;
 };
+
+namespace detail {
+// `\w` membership for ASCII as a table: the word scan is the innermost loop of scoring.
+struct WordTable {
+  bool word[128] = {};
+  constexpr WordTable() {
+    for (int c = 0; c < 128; ++c) word[c] = js::isWord(static_cast<char16_t>(c));
+  }
+};
+inline constexpr WordTable kWordTable{};
+constexpr bool isWordFast(char16_t c) { return c < 128 && kWordTable.word[c]; }
+}  // namespace detail
 
 /// Calls `f(begin, end)` for each maximal run of ASCII `\w` (the only places a `\b[a-z…]…\b`
 /// pattern can match), in order. A template so the per-sentence scorer allocates nothing.
@@ -25,27 +39,15 @@ void forEachWord(std::u16string_view text, F&& f) {
   const std::size_t n = text.size();
   std::size_t i = 0;
   while (i < n) {
-    char16_t c = text[i];
-    if (!((c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9') ||
-          c == u'_')) {
+    if (!detail::isWordFast(text[i])) {
       ++i;
       continue;
     }
     std::size_t b = i++;
-    while (i < n) {
-      c = text[i];
-      if (!((c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9') ||
-            c == u'_')) {
-        break;
-      }
-      ++i;
-    }
+    while (i < n && detail::isWordFast(text[i])) ++i;
     f(b, i);
   }
 }
-
-/// The same runs as a list.
-std::vector<Span> words(std::u16string_view text);
 
 /// `[a-z]+([A-Z][a-z]+)+` over a whole word.
 bool isCamelCase(std::u16string_view word);
@@ -58,7 +60,7 @@ bool isVowelless(std::u16string_view word);
 
 /// The two unit alternations of `\b\d+(\.\d+)?\s*(UNITS)\b` (flag i).
 enum class UnitSet {
-  kScore,   // §5.2: seconds?|ms|MB|GB|TB|KB|retries?|workers?|threads?|nodes?|replicas?|requests?|%
+  kScore,  // §5.2: seconds?|ms|MB|GB|TB|KB|retries?|workers?|threads?|nodes?|replicas?|requests?|%
   kEntity,  // §7.6: the longer list, adding attempts, minutes, hours, days, bytes, instances, ...
 };
 
