@@ -22,15 +22,26 @@ constexpr std::size_t kMinFingerprintOverlap = 3;
 constexpr std::size_t kMinNormalizedLines = 2;
 constexpr double kMinLengthRatio = 0.7;
 
-// FNV-1a over code units. Our own hash rather than std::hash so that bucket placement is the same
-// under libstdc++ and libc++; no output ever depends on map iteration order anyway (groups are
-// kept in first-appearance order in side vectors).
+// Hashes the length and a fixed sample of code units (both ends and evenly spaced positions):
+// equal contents always collide, and the map still compares whole strings, so sampling trades a
+// rare extra comparison for not touching every code unit of megabytes of content. Our own hash
+// rather than std::hash so that bucket placement is the same under libstdc++ and libc++; no output
+// depends on map iteration order anyway (groups are kept in first-appearance order).
 struct U16ViewHash {
   std::size_t operator()(std::u16string_view s) const {
-    std::uint64_t h = 1469598103934665603ull;
-    for (char16_t c : s) {
+    constexpr std::size_t kEnds = 16, kStrided = 32;
+    std::uint64_t h = 1469598103934665603ull ^ s.size();
+    auto mix = [&h](char16_t c) {
       h ^= static_cast<std::uint64_t>(c);
       h *= 1099511628211ull;
+    };
+    const std::size_t n = s.size();
+    if (n <= 2 * kEnds + kStrided) {
+      for (char16_t c : s) mix(c);
+    } else {
+      for (std::size_t i = 0; i < kEnds; ++i) mix(s[i]);
+      for (std::size_t i = 1; i <= kStrided; ++i) mix(s[i * (n - 1) / (kStrided + 1)]);
+      for (std::size_t i = n - kEnds; i < n; ++i) mix(s[i]);
     }
     return static_cast<std::size_t>(h ^ (h >> 32));
   }
@@ -117,11 +128,10 @@ bool isPreservedRole(const Scalar& role, const std::vector<U16>& preserveRoles) 
   return std::find(preserveRoles.begin(), preserveRoles.end(), role.text) != preserveRoles.end();
 }
 
-DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
-                                   const std::vector<U16>& preserveRoles) {
-  DedupAnnotations annotations(messages.size());
+ExactDuplicateGroups findExactDuplicates(const std::vector<Message>& messages,
+                                         const std::vector<U16>& preserveRoles) {
   std::unordered_map<std::u16string_view, std::size_t, U16ViewHash> groupOf;
-  std::vector<std::vector<std::size_t>> groups;  // in order of first appearance
+  ExactDuplicateGroups groups;  // in order of first appearance
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const Message& m = messages[i];
     if (!isEligible(m, preserveRoles)) continue;
@@ -129,8 +139,17 @@ DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::si
     if (inserted.second) groups.emplace_back();
     groups[inserted.first->second].push_back(i);
   }
+  groups.erase(std::remove_if(groups.begin(), groups.end(),
+                              [](const std::vector<std::size_t>& g) { return g.size() < 2; }),
+               groups.end());
+  return groups;
+}
+
+DedupAnnotations annotateExactDuplicates(const std::vector<Message>& messages,
+                                         const ExactDuplicateGroups& groups,
+                                         std::size_t dedupStart) {
+  DedupAnnotations annotations(messages.size());
   for (const std::vector<std::size_t>& members : groups) {
-    if (members.size() < 2) continue;
     std::size_t keep = chooseKeep(members, dedupStart);
     for (std::size_t idx : members) {
       if (idx == keep) continue;
@@ -138,6 +157,12 @@ DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::si
     }
   }
   return annotations;
+}
+
+DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
+                                   const std::vector<U16>& preserveRoles) {
+  return annotateExactDuplicates(messages, findExactDuplicates(messages, preserveRoles),
+                                 dedupStart);
 }
 
 void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,

@@ -25,7 +25,18 @@ struct DedupAnnotation {
 
 using DedupAnnotations = std::vector<std::optional<DedupAnnotation>>;  // one slot per message
 
-/// Spec §8.1. `preserveRoles` is options.preserve.
+/// Groups (>= 2 members, indices ascending) of eligible messages with identical content, in order of
+/// first appearance. Independent of the recency window, so a budget search computes it once.
+using ExactDuplicateGroups = std::vector<std::vector<std::size_t>>;
+ExactDuplicateGroups findExactDuplicates(const std::vector<Message>& messages,
+                                         const std::vector<U16>& preserveRoles);
+
+/// Spec §8.1 keep rule over precomputed groups.
+DedupAnnotations annotateExactDuplicates(const std::vector<Message>& messages,
+                                         const ExactDuplicateGroups& groups,
+                                         std::size_t dedupStart);
+
+/// Spec §8.1 (findExactDuplicates + annotateExactDuplicates). `preserveRoles` is options.preserve.
 DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
                                    const std::vector<U16>& preserveRoles);
 

@@ -198,12 +198,17 @@ MessageClass classifyContent(const U16& content) {
 }
 
 DedupAnnotations analyzeAllDuplicates(const std::vector<Message>& messages,
-                                      const CompressOptions& options, double recencyWindow) {
+                                      const CompressOptions& options, double recencyWindow,
+                                      PipelineMemo* memo) {
   const std::size_t n = messages.size();
   const double window = recencyWindow > 0 ? recencyWindow : 0;
   const std::size_t dedupStart = firstIndexAtOrAfter(static_cast<double>(n) - window);
   DedupAnnotations annotations(n);
-  if (options.dedup) annotations = analyzeDuplicates(messages, dedupStart, options.preserve);
+  if (options.dedup) {
+    annotations = memo ? annotateExactDuplicates(messages, memo->exactGroups(messages, options),
+                                                 dedupStart)
+                       : analyzeDuplicates(messages, dedupStart, options.preserve);
+  }
   if (options.fuzzyDedup) {
     analyzeFuzzyDuplicates(messages, dedupStart, options.preserve, options.fuzzyThreshold,
                            annotations);
@@ -213,7 +218,7 @@ DedupAnnotations analyzeAllDuplicates(const std::vector<Message>& messages,
 
 std::vector<MessageClass> classifyMessages(const std::vector<Message>& messages,
                                            const CompressOptions& options, double recencyWindow) {
-  DedupAnnotations annotations = analyzeAllDuplicates(messages, options, recencyWindow);
+  DedupAnnotations annotations = analyzeAllDuplicates(messages, options, recencyWindow, nullptr);
   return classifyMessages(messages, options, recencyWindow, annotations, nullptr);
 }
 
@@ -230,7 +235,7 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
   const std::size_t n = messages.size();
   if (n == 0) return result;
 
-  DedupAnnotations annotations = analyzeAllDuplicates(messages, options, recencyWindow);
+  DedupAnnotations annotations = analyzeAllDuplicates(messages, options, recencyWindow, memo);
   std::vector<MessageClass> classes =
       classifyMessages(messages, options, recencyWindow, annotations, memo);
 

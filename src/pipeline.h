@@ -29,9 +29,11 @@ std::vector<MessageClass> classifyMessages(const std::vector<Message>& messages,
 /// Rules 7-10 of §2.1 (code-split, hard reasons, JSON), which depend on the content alone.
 MessageClass classifyContent(const U16& content);
 
-/// Exact and (when enabled) fuzzy annotations at this recency window (spec §2 steps 2-4).
+/// Exact and (when enabled) fuzzy annotations at this recency window (spec §2 steps 2-4). With a
+/// memo, exact duplicate groups are found once per message list.
 DedupAnnotations analyzeAllDuplicates(const std::vector<Message>& messages,
-                                      const CompressOptions& options, double recencyWindow);
+                                      const CompressOptions& options, double recencyWindow,
+                                      PipelineMemo* memo);
 
 /// One run of the core pipeline with `recencyWindow` overriding options.recencyWindow.
 /// Summaries come from options.summarizer when set (async mode), else the deterministic summariser.

@@ -2,7 +2,7 @@
 // Work a token-budget search can share between its runs at different recency windows.
 //
 // Everything memoised here is independent of the window: the content-only classification rules
-// (§2.1 rules 7-10), deterministic group and code-split outcomes keyed by the group's index range
+// (§2.1 rules 7-10), exact duplicate groups, deterministic group and code-split outcomes keyed by the group's index range
 // (a group's messages and text are fixed by its range), and the token count of the input. Outcomes
 // that involve the host's summarizer are never memoised: the reference asks it again on every run.
 #pragma once
@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "dedup.h"
 #include "pipeline.h"
 #include "types.h"
 
@@ -45,7 +46,14 @@ struct PipelineMemo {
     return total;
   }
 
+  const ExactDuplicateGroups& exactGroups(const std::vector<Message>& messages,
+                                          const CompressOptions& options) {
+    if (!exactDuplicateGroups) exactDuplicateGroups = findExactDuplicates(messages, options.preserve);
+    return *exactDuplicateGroups;
+  }
+
   std::vector<std::optional<MessageClass>> contentClasses;
+  std::optional<ExactDuplicateGroups> exactDuplicateGroups;
   std::map<std::pair<std::size_t, std::size_t>, GroupOutcome> groups;
   std::optional<double> inputTokenTotal;
 };
