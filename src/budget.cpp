@@ -105,7 +105,12 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
     return contentOf(out[a])->size() > contentOf(out[b])->size();
   });
 
-  for (OutputMessage& m : out) m.ensureMetadata = true;
+  // The reference clones every message with `metadata: {}`, which breaks the round trip of
+  // messages it never changed (spec §9.3); the safe mode only rebuilds what it truncates.
+  const bool reference = options.compat == Compat::Cce10;
+  if (reference) {
+    for (OutputMessage& m : out) m.ensureMetadata = true;
+  }
 
   double tokenCount = result.budget->tokenCount;
   bool pending = false;
@@ -122,15 +127,24 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
     tag.append(full, 0, kTruncationPrefix);
     tag += u"]";
 
-    // The clone's metadata._cce_original is truthy when this run wrote one or the input had one.
-    const bool hasOriginal = m.provenance.has_value() || source.hasCceOriginal;
-    if (!hasOriginal) {
-      result.verbatim.push_back({source.idKey, m.source, true});
+    // The reference only swaps the content when the message already has a truthy _cce_original —
+    // for an input that carried one from an earlier round, its text is then lost. The safe mode
+    // keeps every input it truncates in verbatim (linking the earlier round through parent_ids);
+    // a summary written by this run needs nothing, its originals are stored already.
+    const bool keepsOriginal = reference ? (m.provenance.has_value() || source.hasCceOriginal)
+                                         : m.provenance.has_value();
+    if (!keepsOriginal) {
+      result.verbatim.push_back({source.idKey, m.source, reference});
       Provenance p;
       p.sources = {m.source};
       p.summaryId = makeSummaryId({&source.id});
+      if (!reference && source.cceSummaryId) p.parentIds.push_back(*source.cceSummaryId);
       p.version = options.sourceVersion;
       m.provenance = std::move(p);
+      if (!reference) {
+        --result.compression.messagesPreserved;
+        ++result.compression.messagesTruncated;
+      }
     }
     m.content = std::move(tag);
     TokenCount after = countTokens(countedOutput(messages, m), options);
@@ -143,6 +157,8 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
   }
   result.budget->fits = tokenCount <= budget;
   result.budget->tokenCount = tokenCount;
+  // The reference leaves the statistics of the search result in place (spec §9.3).
+  if (!reference) computeRatios(messages, options, nullptr, result);
 }
 
 }  // namespace cce

@@ -40,6 +40,13 @@ U16 summarizeRequest(const U16& text, std::size_t budget, const CompressOptions&
   return summarize(text, budget);
 }
 
+// The reference merges consecutive tool results and keeps only the first tool_call_id, orphaning
+// the other calls (spec §14); the safe mode summarises each answer to a tool call on its own.
+bool mergeable(const Message& m, const CompressOptions& options) {
+  if (options.compat == Compat::Cce10) return true;
+  return !m.hasToolCallId && !(m.role.isString() && m.role.text == u"tool");
+}
+
 std::vector<U16> parentIdsOf(const std::vector<Message>& messages, std::size_t begin,
                              std::size_t end) {
   std::vector<U16> parents;
@@ -293,7 +300,8 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
       case MessageClass::Compressible: {
         std::size_t end = i + 1;
         while (end < n && classes[end] == MessageClass::Compressible &&
-               messages[end].role.strictEquals(m.role)) {
+               messages[end].role.strictEquals(m.role) && mergeable(m, options) &&
+               mergeable(messages[end], options)) {
           ++end;
         }
         // Code-split outcomes are keyed (i, i+1) too, but a message is either code-split or
@@ -318,24 +326,37 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
     return result;
   }
 
-  // Spec §1.5: both ratios are exactly 1 unless something was summarised or exactly deduplicated.
-  if (stats.messagesCompressed + stats.messagesDeduped == 0) return result;
+  computeRatios(messages, options, memo, result);
+  return result;
+}
+
+void computeRatios(const std::vector<Message>& messages, const CompressOptions& options,
+                   PipelineMemo* memo, CompressResult& result) {
+  CompressionStats& stats = result.compression;
+  // Spec §1.5: the reference reports 1 unless something was summarised or exactly deduplicated,
+  // even when fuzzy dedup shortened the output; the safe mode reports what happened.
+  std::size_t changed = stats.messagesCompressed + stats.messagesDeduped;
+  if (options.compat == Compat::Safe) changed += stats.messagesFuzzyDeduped + stats.messagesTruncated;
+  if (changed == 0) {
+    stats.ratio = stats.tokenRatio = 1;
+    return;
+  }
   double inputChars = 0, outputChars = 0;
   for (const Message& message : messages) inputChars += static_cast<double>(message.length());
   for (const OutputMessage& out : result.messages) {
     outputChars += static_cast<double>(out.content ? out.content->size()
                                                    : messages[out.source].length());
   }
+  bool pending = false;
   double inputTokens = memo ? memo->inputTokens(messages, options, pending)
                             : countInputTokens(messages, options, pending);
   double outputTokens = countOutputTokens(messages, result, options, pending);
   if (pending) {
     result.pending = true;
-    return result;
+    return;
   }
   stats.ratio = outputChars > 0 ? inputChars / outputChars : 1;
   stats.tokenRatio = outputTokens > 0 ? inputTokens / outputTokens : 1;
-  return result;
 }
 
 double countInputTokens(const std::vector<Message>& messages, const CompressOptions& options,

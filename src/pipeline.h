@@ -44,6 +44,11 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
 CompressResult runPipeline(const std::vector<Message>& messages, const CompressOptions& options,
                            double recencyWindow, PipelineMemo* memo);
 
+/// Fills compression.ratio / token_ratio from the result's messages (spec §1.5; the safe mode also
+/// counts fuzzy dedups and truncations as changes).
+void computeRatios(const std::vector<Message>& messages, const CompressOptions& options,
+                   PipelineMemo* memo, CompressResult& result);
+
 /// The token counter's view of one output message.
 CountedMessage countedOutput(const std::vector<Message>& messages, const OutputMessage& out);
 

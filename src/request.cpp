@@ -152,6 +152,7 @@ Message describeMessage(const Value& object) {
     m.toolCallsLength = static_cast<double>(calls->items.size());
     m.hasToolCalls = !calls->items.empty();
   }
+  if (const Value* callId = object.find(u"tool_call_id")) m.hasToolCallId = !callId->isNull();
   if (const Value* metadata = object.find(u"metadata")) {
     m.hasMetadata = metadata->truthy();
     m.metadataIsObject = metadata->isObject();
@@ -257,6 +258,8 @@ Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {
       return invalid("options.compat must be \"cce-1.0\"", "/options/compat");
     }
     out.compat = Compat::Cce10;
+  } else {
+    out.compat = Compat::Safe;
   }
   return true;
 }
@@ -304,6 +307,10 @@ Value materializeCompressResult(const CompressResult& result,
   if (s.messagesFuzzyDeduped > 0) {
     compression.members.push_back(
         {u"messages_fuzzy_deduped", Value::fromNumber(static_cast<double>(s.messagesFuzzyDeduped))});
+  }
+  if (s.messagesTruncated > 0) {
+    compression.members.push_back(
+        {u"messages_truncated", Value::fromNumber(static_cast<double>(s.messagesTruncated))});
   }
   root.members.push_back({u"compression", std::move(compression)});
 

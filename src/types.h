@@ -42,12 +42,17 @@ struct Message {
   std::optional<U16> cceSummaryId;    // `metadata._cce_original.summary_id` when it is a string
   std::vector<Scalar> cceIds;         // `metadata._cce_original.ids` when it is an array
   bool cceIdsIsArray = false;
+  bool hasToolCallId = false;         // a `tool_call_id` field is present (an answer to a tool call)
 
   std::size_t length() const { return contentIsString ? content.size() : 0; }
 };
 
-/// Which behaviour the engine follows. Only the reference's for now.
-enum class Compat { Cce10 };
+/// Which behaviour the engine follows.
+///  * Safe (the default): the reference's pipeline with its known defects fixed — tool results are
+///    never merged (no orphaned tool calls), forceConverge leaves untouched messages alone (exact
+///    round trip), and statistics describe the final output.
+///  * Cce10 (`compat: "cce-1.0"`): context-compression-engine 1.0.0 byte for byte.
+enum class Compat { Safe, Cce10 };
 
 // ---- hooks: work the host may do on the engine's behalf ------------------------------------------
 
@@ -93,7 +98,7 @@ struct CompressOptions {
   double fuzzyThreshold = 0.85;
   bool embedSummaryId = false;
   bool forceConverge = false;
-  Compat compat = Compat::Cce10;
+  Compat compat = Compat::Safe;
   SummarizeFn summarizer;     // empty: deterministic only (the reference's sync mode)
   TokenCountFn tokenCounter;  // empty: defaultTokenCounter
 };
@@ -134,6 +139,7 @@ struct CompressionStats {
   std::size_t messagesPreserved = 0;
   std::size_t messagesDeduped = 0;       // written only when > 0
   std::size_t messagesFuzzyDeduped = 0;  // written only when > 0
+  std::size_t messagesTruncated = 0;     // safe mode only, written only when > 0
 };
 
 struct BudgetOutcome {

@@ -44,6 +44,7 @@ TEST_SUITE("budget") {
                                       "\"short reply\"},{\"id\":\"2\",\"role\":\"user\","
                                       "\"content\":\"another short one\"}]");
     cce::CompressOptions o;
+    o.compat = cce::Compat::Cce10;
     o.tokenBudget = 10;
     o.forceConverge = true;
     cce::CompressResult r = cce::compress(in.views, o);
