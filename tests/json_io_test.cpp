@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests for JSON parsing (RapidJSON SAX -> json::Value) and the json::Value helpers.
+#include "json_io.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -15,7 +17,6 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "json/value.h"
-#include "json_io.h"
 
 #ifndef CCE_SHARED_DIR
 #define CCE_SHARED_DIR "../shared"
@@ -136,12 +137,9 @@ TEST_SUITE("json_io") {
       bool accepted;
     };
     const Case cases[] = {
-        {"500 arrays", 500, false, true},
-        {"512 arrays", 512, false, true},
-        {"512 objects", 512, true, true},
-        {"513 arrays", 513, false, false},
-        {"600 objects", 600, true, false},
-        {"100000 arrays", 100000, false, false},
+        {"500 arrays", 500, false, true},        {"512 arrays", 512, false, true},
+        {"512 objects", 512, true, true},        {"513 arrays", 513, false, false},
+        {"600 objects", 600, true, false},       {"100000 arrays", 100000, false, false},
         {"100000 objects", 100000, true, false},
     };
     for (const Case& c : cases) {
@@ -186,7 +184,8 @@ TEST_SUITE("json_io") {
   TEST_CASE("every corpus case file re-serialises to its own bytes") {
     // The case files are JSON.stringify output (checked in Node), lone-surrogate escapes
     // included, so parse + write must reproduce each byte for byte.
-    const std::filesystem::path dir = std::filesystem::path(CCE_SHARED_DIR) / "conformance/public/cases";
+    const std::filesystem::path dir =
+        std::filesystem::path(CCE_SHARED_DIR) / "conformance/public/cases";
     REQUIRE(std::filesystem::is_directory(dir));
     int files = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -200,8 +199,8 @@ TEST_SUITE("json_io") {
   }
 
   TEST_CASE("the 6 MB scale conversation re-serialises to its own bytes") {
-    std::string text =
-        readFile(std::filesystem::path(CCE_SHARED_DIR) / "conformance/scale/scale-conversation.json");
+    std::string text = readFile(std::filesystem::path(CCE_SHARED_DIR) /
+                                "conformance/scale/scale-conversation.json");
     REQUIRE(text.size() == 6344200);
     CHECK(roundTrip(text) == text);
   }

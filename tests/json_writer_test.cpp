@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests for the byte-exact JSON.stringify writer.
+#include "jscompat/json_writer.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 #include <string>
 #include <utility>
 
-#include "jscompat/json_writer.h"
 #include "json/value.h"
 
 namespace {
@@ -137,11 +138,10 @@ TEST_SUITE("json_writer") {
       bool expected;
     };
     const Case cases[] = {
-        {u"0", true},           {u"17", true},          {u"4294967294", true},
-        {u"4294967295", false}, {u"01", false},         {u"00", false},
-        {u"", false},           {u"-1", false},         {u"1.5", false},
-        {u" 3", false},         {u"3 ", false},         {u"99999999999", false},
-        {u"1e3", false},        {u"\u0663", false},     {u"9999999999", false},
+        {u"0", true},    {u"17", true},      {u"4294967294", true},  {u"4294967295", false},
+        {u"01", false},  {u"00", false},     {u"", false},           {u"-1", false},
+        {u"1.5", false}, {u" 3", false},     {u"3 ", false},         {u"99999999999", false},
+        {u"1e3", false}, {u"\u0663", false}, {u"9999999999", false},
     };
     for (std::size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
       CAPTURE(i);

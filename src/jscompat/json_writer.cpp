@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// JSON.stringify, byte for byte: escaping, number formatting and JavaScript's key enumeration order.
+// JSON.stringify byte for byte: escapes, number formatting and JavaScript's key order.
 #include "jscompat/json_writer.h"
 
 #include <algorithm>
@@ -18,14 +18,22 @@ constexpr char kHex[] = "0123456789abcdef";
 // For each ASCII unit: 0 = written raw, 'u' = \u00xx, otherwise the letter after the backslash.
 constexpr char escapeFor(unsigned c) {
   switch (c) {
-    case '\b': return 'b';
-    case '\f': return 'f';
-    case '\n': return 'n';
-    case '\r': return 'r';
-    case '\t': return 't';
-    case '"': return '"';
-    case '\\': return '\\';
-    default: return c < 0x20 ? 'u' : 0;
+    case '\b':
+      return 'b';
+    case '\f':
+      return 'f';
+    case '\n':
+      return 'n';
+    case '\r':
+      return 'r';
+    case '\t':
+      return 't';
+    case '"':
+      return '"';
+    case '\\':
+      return '\\';
+    default:
+      return c < 0x20 ? 'u' : 0;
   }
 }
 
@@ -76,6 +84,36 @@ bool hasIntegerLikeKey(const std::vector<json::Member>& members) {
   return false;
 }
 
+// A slightly generous guess at the output size (a unit is at least one byte, plus room for some
+// escapes and multi-byte characters), walking nodes, not text. Reserving it up front replaces the
+// string's repeated doubling, which on multi-megabyte output copies and first-touches about twice
+// the final size.
+std::size_t estimatedJsonSize(const json::Value& value) {
+  auto text = [](const std::u16string& s) { return s.size() + s.size() / 8 + 2; };
+  switch (value.kind) {
+    case json::Kind::Null:
+    case json::Kind::Bool:
+      return 5;
+    case json::Kind::Number:
+      return 24;
+    case json::Kind::String:
+      return text(value.string);
+    case json::Kind::Array: {
+      std::size_t size = 2;
+      for (const json::Value& item : value.items) size += 1 + estimatedJsonSize(item);
+      return size;
+    }
+    case json::Kind::Object: {
+      std::size_t size = 2;
+      for (const json::Member& m : value.members) {
+        size += 2 + text(m.key) + estimatedJsonSize(m.value);
+      }
+      return size;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 bool isIntegerLikeKey(std::u16string_view key) {
@@ -90,10 +128,10 @@ bool isIntegerLikeKey(std::u16string_view key) {
 }
 
 void writeJsonString(std::u16string_view s, std::string& out) {
-  // Encoded through a stack buffer appended in blocks: one append per 16 KB rather than per byte,
+  // Encoded through a stack buffer appended in blocks: one append per 4 KB rather than per byte,
   // and no sizing pass. Each block takes as many units as are sure to fit (one unit writes at most
-  // 6 bytes, a pair 4), so the inner loop has no bounds check.
-  constexpr std::size_t kBufferSize = 16384;
+  // 6 bytes, a pair 4), so the inner loop has no bounds check. (4 KB keeps wasm stacks small.)
+  constexpr std::size_t kBufferSize = 4096;
   constexpr std::size_t kMaxBytesPerUnit = 6;
   char buf[kBufferSize];
   char* p = buf;
@@ -157,10 +195,18 @@ void writeJsonString(std::u16string_view s, std::string& out) {
 
 void writeJson(const json::Value& value, std::string& out) {
   switch (value.kind) {
-    case json::Kind::Null: out += "null"; return;
-    case json::Kind::Bool: out += value.boolean ? "true" : "false"; return;
-    case json::Kind::Number: writeNumber(value.number, out); return;
-    case json::Kind::String: writeJsonString(value.string, out); return;
+    case json::Kind::Null:
+      out += "null";
+      return;
+    case json::Kind::Bool:
+      out += value.boolean ? "true" : "false";
+      return;
+    case json::Kind::Number:
+      writeNumber(value.number, out);
+      return;
+    case json::Kind::String:
+      writeJsonString(value.string, out);
+      return;
     case json::Kind::Array: {
       out.push_back('[');
       bool first = true;
@@ -181,7 +227,8 @@ void writeJson(const json::Value& value, std::string& out) {
         writeJson(m.value, out);
       };
       if (!hasIntegerLikeKey(value.members)) {
-        for (std::size_t i = 0; i < value.members.size(); ++i) writeMember(value.members[i], i == 0);
+        for (std::size_t i = 0; i < value.members.size(); ++i)
+          writeMember(value.members[i], i == 0);
       } else {
         std::vector<std::size_t> order = enumerationOrder(value.members);
         for (std::size_t i = 0; i < order.size(); ++i) writeMember(value.members[order[i]], i == 0);
@@ -194,6 +241,7 @@ void writeJson(const json::Value& value, std::string& out) {
 
 std::string toJson(const json::Value& value) {
   std::string out;
+  out.reserve(estimatedJsonSize(value));
   writeJson(value, out);
   return out;
 }

@@ -34,7 +34,7 @@ constexpr char16_t kFinalSigma = 0x03C2;
 
 template <typename Range, std::size_t N>
 const Range* findRange(const Range (&table)[N], char32_t cp) {
-  // The last range whose first <= cp; the caller checks last and stride.
+  // The range with first <= cp <= last, if any (a stride-2 range still needs the parity check).
   const Range* it = std::upper_bound(table, table + N, cp,
                                      [](char32_t c, const Range& r) { return c < r.first; });
   if (it == table) return nullptr;

@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "jscompat/shortest_digits.h"
 
@@ -15,8 +17,7 @@ namespace {
 
 constexpr int kMaxSignificantDigits = 17;  // always enough for a double to round-trip
 
-// Parses "d.ddde±x" (the shape printf %e and to_chars scientific both produce) into digits without
-// trailing zeros and the exponent of the 0.ddd form.
+// Splits printf's "d.ddde±x" into digits without trailing zeros and the exponent of 0.ddd form.
 void splitScientific(const char* s, std::string& digits, int& exponent) {
   digits.clear();
   const char* p = s;
@@ -72,6 +73,154 @@ bool shortestAtPrecision(double x, int precision, std::string& digits, int& expo
   return true;
 }
 
+// ---- Grisu3 (Loitsch, "Printing floating-point numbers quickly and accurately", PLDI 2010) ----
+// The algorithm V8 itself uses first for Number#toString: fast 64-bit arithmetic that yields the
+// shortest, closest digits, or reports that it cannot be sure (about 0.2% of doubles), in which
+// case the exact printf search above decides. The printf search alone costs 10-40 µs per number
+// in wasm, where musl formats through software long double.
+
+struct DiyFp {
+  std::uint64_t f;
+  int e;
+};
+
+struct CachedPower {
+  std::uint64_t significand;
+  int binaryExponent;
+  int decimalExponent;
+};
+
+#include "jscompat/cached_powers.inc"
+
+constexpr int kMinimalTargetExponent = -60;
+constexpr int kMaximalTargetExponent = -32;
+
+// The upper 64 bits of the 128-bit product, rounded; portable (no __int128).
+DiyFp times(DiyFp x, DiyFp y) {
+  constexpr std::uint64_t kMask32 = 0xFFFFFFFFu;
+  std::uint64_t a = x.f >> 32, b = x.f & kMask32, c = y.f >> 32, d = y.f & kMask32;
+  std::uint64_t ac = a * c, bc = b * c, ad = a * d, bd = b * d;
+  std::uint64_t middle = (bd >> 32) + (ad & kMask32) + (bc & kMask32) + (1ULL << 31);
+  return {ac + (ad >> 32) + (bc >> 32) + (middle >> 32), x.e + y.e + 64};
+}
+
+DiyFp normalize(DiyFp x) {
+  while ((x.f & 0xFFC0000000000000ULL) == 0) {
+    x.f <<= 10;
+    x.e -= 10;
+  }
+  while ((x.f & 0x8000000000000000ULL) == 0) {
+    x.f <<= 1;
+    x.e -= 1;
+  }
+  return x;
+}
+
+// Moves the last digit down while that brings the digits closer to w (within the safe interval),
+// then checks that the result is unambiguous given the error of the scaled values (one `unit`).
+bool roundWeed(char* digits, int length, std::uint64_t distanceTooHighW,
+               std::uint64_t unsafeInterval, std::uint64_t rest, std::uint64_t tenKappa,
+               std::uint64_t unit) {
+  std::uint64_t smallDistance = distanceTooHighW - unit;
+  std::uint64_t bigDistance = distanceTooHighW + unit;
+  while (rest < smallDistance && unsafeInterval - rest >= tenKappa &&
+         (rest + tenKappa < smallDistance ||
+          smallDistance - rest >= rest + tenKappa - smallDistance)) {
+    digits[length - 1]--;
+    rest += tenKappa;
+  }
+  if (rest < bigDistance && unsafeInterval - rest >= tenKappa &&
+      (rest + tenKappa < bigDistance || bigDistance - rest > rest + tenKappa - bigDistance)) {
+    return false;
+  }
+  return 2 * unit <= rest && rest <= unsafeInterval - 4 * unit;
+}
+
+// Digits of the scaled upper boundary, generated until they fall inside the unsafe interval.
+bool digitGen(DiyFp low, DiyFp w, DiyFp high, char* digits, int* length, int* kappa) {
+  std::uint64_t unit = 1;
+  DiyFp tooLow = {low.f - unit, low.e};
+  DiyFp tooHigh = {high.f + unit, high.e};
+  std::uint64_t unsafeInterval = tooHigh.f - tooLow.f;
+  const int shift = -w.e;
+  const std::uint64_t one = 1ULL << shift;
+  auto integrals = static_cast<std::uint32_t>(tooHigh.f >> shift);
+  std::uint64_t fractionals = tooHigh.f & (one - 1);
+  std::uint32_t divisor = 1;
+  int divisorExponentPlusOne = 1;
+  while (divisor <= integrals / 10) {
+    divisor *= 10;
+    ++divisorExponentPlusOne;
+  }
+  *kappa = divisorExponentPlusOne;
+  *length = 0;
+  while (*kappa > 0) {
+    digits[(*length)++] = static_cast<char>('0' + integrals / divisor);
+    integrals %= divisor;
+    --*kappa;
+    std::uint64_t rest = (static_cast<std::uint64_t>(integrals) << shift) + fractionals;
+    if (rest < unsafeInterval) {
+      return roundWeed(digits, *length, tooHigh.f - w.f, unsafeInterval, rest,
+                       static_cast<std::uint64_t>(divisor) << shift, unit);
+    }
+    divisor /= 10;
+  }
+  for (;;) {
+    fractionals *= 10;
+    unit *= 10;
+    unsafeInterval *= 10;
+    digits[(*length)++] = static_cast<char>('0' + (fractionals >> shift));
+    fractionals &= one - 1;
+    --*kappa;
+    if (fractionals < unsafeInterval) {
+      return roundWeed(digits, *length, (tooHigh.f - w.f) * unit, unsafeInterval, fractionals, one,
+                       unit);
+    }
+  }
+}
+
+// For finite x > 0. On success, digits and exponent as shortestDigits describes.
+bool grisu3(double x, std::string& digits, int& exponent) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const std::uint64_t fraction = bits & 0x000FFFFFFFFFFFFFULL;
+  const int biased = static_cast<int>(bits >> 52) & 0x7FF;
+  DiyFp v = biased == 0 ? DiyFp{fraction, -1074} : DiyFp{fraction | (1ULL << 52), biased - 1075};
+
+  // The rounding interval's boundaries: halfway to the neighbouring doubles. Just above a power
+  // of two the lower neighbour is twice as close.
+  DiyFp plus = normalize({(v.f << 1) + 1, v.e - 1});
+  bool lowerCloser = fraction == 0 && biased > 1;
+  DiyFp minus = lowerCloser ? DiyFp{(v.f << 2) - 1, v.e - 2} : DiyFp{(v.f << 1) - 1, v.e - 1};
+  minus.f <<= minus.e - plus.e;
+  minus.e = plus.e;
+  DiyFp w = normalize(v);
+
+  // A cached 10^mk that brings w's binary exponent into [-60, -32].
+  const int minExponent = kMinimalTargetExponent - (w.e + 64);
+  const int maxExponent = kMaximalTargetExponent - (w.e + 64);
+  constexpr int kCount = sizeof kCachedPowers / sizeof kCachedPowers[0];
+  int index = 0;
+  while (index < kCount && kCachedPowers[index].binaryExponent < minExponent) ++index;
+  if (index == kCount || kCachedPowers[index].binaryExponent > maxExponent) return false;
+  const CachedPower& power = kCachedPowers[index];
+  DiyFp tenMk = {power.significand, power.binaryExponent};
+
+  char buf[32];
+  int length = 0, kappa = 0;
+  if (!digitGen(times(minus, tenMk), times(w, tenMk), times(plus, tenMk), buf, &length, &kappa)) {
+    return false;
+  }
+  while (length > 1 && buf[length - 1] == '0') {
+    --length;
+    ++kappa;
+  }
+  digits.assign(buf, static_cast<std::size_t>(length));
+  // buf * 10^(kappa - mk) == 0.buf * 10^(length + kappa - mk)
+  exponent = length + kappa - power.decimalExponent;
+  return true;
+}
+
 }  // namespace
 
 void shortestDigitsPrintf(double x, std::string& digits, int& exponent) {
@@ -89,14 +238,9 @@ void shortestDigitsPrintf(double x, std::string& digits, int& exponent) {
 }
 
 void shortestDigits(double x, std::string& digits, int& exponent) {
-#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  char buf[64];
-  std::to_chars_result r = std::to_chars(buf, buf + sizeof buf - 1, x, std::chars_format::scientific);
-  *r.ptr = '\0';
-  splitScientific(buf, digits, exponent);
-#else
-  shortestDigitsPrintf(x, digits, exponent);
-#endif
+  // The same code natively and in wasm (whose libc++ 13 has no floating-point std::to_chars), so
+  // native tests cover what the wasm build computes.
+  if (!grisu3(x, digits, exponent)) shortestDigitsPrintf(x, digits, exponent);
 }
 
 }  // namespace detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// JavaScript string semantics over UTF-16 code units (spec §12). toLowerCase lives in lower_case.cpp.
+// JavaScript string semantics over UTF-16 code units (spec §12); toLowerCase is in lower_case.cpp.
 #include "jscompat/string.h"
 
 namespace cce::js {
@@ -45,7 +45,8 @@ std::vector<U16View> splitOnSpaceRuns(U16View s) {
 bool startsWithAsciiNoCase(U16View s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (asciiLower(s[i]) != asciiLower(char16_t(static_cast<unsigned char>(prefix[i])))) return false;
+    if (asciiLower(s[i]) != asciiLower(char16_t(static_cast<unsigned char>(prefix[i]))))
+      return false;
   }
   return true;
 }

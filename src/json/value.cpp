@@ -28,12 +28,17 @@ void Value::set(std::u16string_view key, Value v) {
 
 bool Value::truthy() const {
   switch (kind) {
-    case Kind::Null: return false;
-    case Kind::Bool: return boolean;
-    case Kind::Number: return number != 0 && !std::isnan(number);
-    case Kind::String: return !string.empty();
+    case Kind::Null:
+      return false;
+    case Kind::Bool:
+      return boolean;
+    case Kind::Number:
+      return number != 0 && !std::isnan(number);
+    case Kind::String:
+      return !string.empty();
     case Kind::Array:
-    case Kind::Object: return true;
+    case Kind::Object:
+      return true;
   }
   return false;
 }
