@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// The public data shapes; the same names and keys as context-compression-engine v1.0.0 (spec §1).
+
+/**
+ * A chat message. Only `content` (when a string) is analysed; every other field is carried through.
+ * Messages that come back unchanged are your own objects; compressed ones are shallow copies.
+ */
+export interface Message {
+  /** Identity: the `verbatim` key and the provenance id. Required (any non-null value works). */
+  id: string;
+  /** Carried through untouched; never read. */
+  index?: number;
+  /** Role, matched against `preserve` and used to group consecutive messages. */
+  role?: string;
+  /** The only field that is compressed. Non-string content counts as empty and is preserved. */
+  content?: string;
+  /** Carried; compressed messages get `metadata._cce_original` (see {@link CceOriginal}). */
+  metadata?: Record<string, unknown>;
+  /** A non-empty array keeps the message verbatim. */
+  tool_calls?: unknown[];
+  [key: string]: unknown;
+}
+
+/** Provenance written into `metadata._cce_original` of a compressed message. */
+export interface CceOriginal {
+  ids: string[];
+  summary_id: string;
+  parent_ids?: string[];
+  version: number;
+}
+
+/** A summarizer: text in, shorter text out (sync or async). Bad results fall back per request. */
+export type Summarizer = (text: string) => string | Promise<string>;
+
+/** A token counter, called on whole messages; used for `token_ratio` and every budget decision. */
+export type TokenCounter = (message: Message) => number;
+
+/**
+ * `'cce-1.0'`: reproduce context-compression-engine 1.0.0 byte for byte. Without `compat` the
+ * engine runs its safe mode: the same pipeline with the reference's known defects fixed (tool
+ * results are never merged, forceConverge leaves untouched messages alone, statistics describe the
+ * final output).
+ */
+export type CompatMode = 'cce-1.0';
+
+/** Options of `compress` (spec §1.4); nullish values take the default. */
+export interface CompressOptions {
+  /** Roles that are never compressed. Default `['system']`. */
+  preserve?: string[];
+  /** The last N messages are kept verbatim. Default 4; 0 or less protects nothing. */
+  recencyWindow?: number;
+  /** Written into `_cce_original.version` and `compression.original_version`. Default 0. */
+  sourceVersion?: number;
+  /** Makes `compress` return a Promise; replies that are not shorter strings fall back. */
+  summarizer?: Summarizer;
+  /** Search the largest recency window whose output fits this many tokens. */
+  tokenBudget?: number;
+  /** Lower bound of the budget search. Default 0. */
+  minRecencyWindow?: number;
+  /** Exact deduplication (only `false` disables). Default true. */
+  dedup?: boolean;
+  /** Near-duplicate detection. Default false. */
+  fuzzyDedup?: boolean;
+  /** Jaccard threshold of `fuzzyDedup`. Default 0.85. */
+  fuzzyThreshold?: number;
+  /** Write `[summary#<id>: …` instead of `[summary: …`. Default false. */
+  embedSummaryId?: boolean;
+  /** Truncate the longest messages when the budget search cannot fit. Default false. */
+  forceConverge?: boolean;
+  /** Default {@link defaultTokenCounter}. */
+  tokenCounter?: TokenCounter;
+  /** `'cce-1.0'`: the reference's exact behaviour (this package's addition). Default: safe mode. */
+  compat?: CompatMode;
+}
+
+/** Options with a summarizer: `compress` returns a Promise. */
+export type AsyncCompressOptions = CompressOptions & { summarizer: Summarizer };
+/** Options without a summarizer: `compress` returns the result directly. */
+export type SyncCompressOptions = CompressOptions & { summarizer?: undefined | null };
+
+/** `compression` statistics of a result (spec §1.5), in this key order. */
+export interface CompressionStats {
+  original_version: number;
+  ratio: number;
+  token_ratio: number;
+  messages_compressed: number;
+  messages_preserved: number;
+  /** Present only when greater than 0. */
+  messages_deduped?: number;
+  /** Present only when greater than 0. */
+  messages_fuzzy_deduped?: number;
+  /** forceConverge truncations; safe mode only, present only when greater than 0. */
+  messages_truncated?: number;
+}
+
+/** id → original message of every message replaced by a summary, a dup reference or a truncation. */
+export type VerbatimMap = Record<string, Message>;
+
+/** The result of `compress`; `fits`, `tokenCount` and `recencyWindow` only with `tokenBudget`. */
+export interface CompressResult {
+  messages: Message[];
+  compression: CompressionStats;
+  verbatim: VerbatimMap;
+  fits?: boolean;
+  tokenCount?: number;
+  recencyWindow?: number;
+}
+
+/** A store given as a function: the original message for an id, or a falsy value when unknown. */
+export type StoreLookup = (id: string) => Message | undefined;
+
+/** Options of `uncompress`. */
+export interface UncompressOptions {
+  /** Expand originals that are themselves compressed (at most 10 extra passes). */
+  recursive?: boolean;
+}
+
+/** The result of `uncompress` (spec §11). */
+export interface UncompressResult {
+  messages: Message[];
+  messages_expanded: number;
+  messages_passthrough: number;
+  missing_ids: string[];
+}
+
+/** Options of the LLM summarizer factories (spec §10.3). */
+export interface CreateSummarizerOptions {
+  /** Token limit stated in the prompt. Default 300 (halved, at least 1, in aggressive mode). */
+  maxResponseTokens?: number;
+  /** Prepended to the prompt, followed by a blank line. */
+  systemPrompt?: string;
+  /** `'aggressive'` asks for terse bullet points. Default `'normal'`. */
+  mode?: 'normal' | 'aggressive';
+  /** Terms to preserve besides the built-in list. */
+  preserveTerms?: string[];
+}
+
+/** Options of `createEscalatingSummarizer` (it picks the mode itself). */
+export type CreateEscalatingSummarizerOptions = Omit<CreateSummarizerOptions, 'mode'>;
+
+/** What the factories call: the prompt in, the model's reply out (sync or async). */
+export type CallLlm = (prompt: string) => string | Promise<string>;

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// The loading paths: default entry, init() from bytes, a compiled Module and a URL; failures reject.
+// Each scenario runs in a fresh Node process, because the engine is loaded once per process.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const wasmBytes = readFileSync(new URL('../../dist/cce.wasm', import.meta.url));
+
+/** Runs an ES module snippet in a fresh process (inside the package, so 'cce-wasm' resolves). */
+async function run(code) {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', code],
+    {
+      cwd: root,
+      timeout: 20_000,
+    },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop());
+}
+
+const SAMPLE = `const messages = [{ id: 'a', role: 'user', content: 'This is a long message about general topics that could be compressed. '.repeat(5) }];
+const summary = (r) => r.messages[0].content;`;
+const EXPECTED = '[summary: This is a long message about general topics that could be compressed.]';
+
+let server;
+let base;
+before(async () => {
+  server = createServer((req, res) => {
+    const types = {
+      '/cce.wasm': 'application/wasm',
+      '/wrong-type.wasm': 'application/octet-stream',
+    };
+    if (types[req.url]) {
+      res.writeHead(200, { 'content-type': types[req.url] });
+      res.end(wasmBytes);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+after(() => server.close());
+
+describe('default entry', () => {
+  test('is ready right after import (top-level await) in Node', async () => {
+    const out = await run(`${SAMPLE}
+      const t0 = performance.now();
+      const { compress } = await import('cce-wasm');
+      const loadMs = performance.now() - t0;
+      console.log(JSON.stringify({ summary: summary(compress(messages, { recencyWindow: 0 })), loadMs }));`);
+    assert.equal(out.summary, EXPECTED);
+  });
+});
+
+describe('cce-wasm/init', () => {
+  test('throws a clear CompressError before init()', async () => {
+    const out = await run(`import { compress, CompressError } from 'cce-wasm/init';
+      try { compress([]); console.log('{}'); } catch (e) {
+        console.log(JSON.stringify({ isCompressError: e instanceof CompressError, code: e.code, message: e.message }));
+      }`);
+    assert.equal(out.isCompressError, true);
+    assert.equal(out.code, 'Internal');
+    assert.match(out.message, /call init\(\)/);
+  });
+
+  const sources = {
+    'wasm bytes (Buffer)': `{ wasmBinary: readFileSync('dist/cce.wasm') }`,
+    'wasm bytes (ArrayBuffer)': `{ wasmBinary: new Uint8Array(readFileSync('dist/cce.wasm')).buffer }`,
+    'a compiled WebAssembly.Module': `{ wasmModule: new WebAssembly.Module(readFileSync('dist/cce.wasm')) }`,
+    'a URL (application/wasm)': () => `{ wasmUrl: new URL('${base}/cce.wasm') }`,
+    'a URL string with the wrong content type': () => `{ wasmUrl: '${base}/wrong-type.wasm' }`,
+  };
+  for (const [name, source] of Object.entries(sources)) {
+    test(`loads from ${name}`, async () => {
+      const options = typeof source === 'function' ? source() : source;
+      const out = await run(`import { readFileSync } from 'node:fs';
+        import { init, compress } from 'cce-wasm/init';
+        ${SAMPLE}
+        await init(${options});
+        await init(${options}); // idempotent
+        console.log(JSON.stringify({ summary: summary(compress(messages, { recencyWindow: 0 })) }));`);
+      assert.equal(out.summary, EXPECTED);
+    });
+  }
+
+  const failures = {
+    'garbage bytes': `{ wasmBinary: new Uint8Array([1, 2, 3, 4]) }`,
+    'an empty but valid wasm module': `{ wasmModule: new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])) }`,
+    'a 404 URL': () => `{ wasmUrl: '${base}/missing.wasm' }`,
+    'no source at all': `{}`,
+    'a string as wasmModule': `{ wasmModule: 'cce.wasm' }`,
+    'init() without options under Node (file: URLs cannot be fetched)': ``,
+  };
+  for (const [name, source] of Object.entries(failures)) {
+    test(`rejects with a CompressError, instead of hanging, for ${name}`, async () => {
+      const options = typeof source === 'function' ? source() : source;
+      const out = await run(`import { init, compress, CompressError } from 'cce-wasm/init';
+        import { readFileSync } from 'node:fs';
+        const outcome = {};
+        try { await init(${options}); outcome.loaded = true; } catch (e) {
+          outcome.isCompressError = e instanceof CompressError; outcome.code = e.code;
+        }
+        // A failed load can be retried with a good source.
+        await init({ wasmBinary: readFileSync('dist/cce.wasm') });
+        outcome.after = compress([]).messages.length;
+        console.log(JSON.stringify(outcome));`);
+      assert.equal(out.loaded, undefined);
+      assert.equal(out.isCompressError, true);
+      assert.ok(['Internal', 'InvalidInput'].includes(out.code), out.code);
+      assert.equal(out.after, 0);
+    });
+  }
+
+  test('shares one engine with the default entry', async () => {
+    const out = await run(`const initEntry = await import('cce-wasm/init');
+      const main = await import('cce-wasm');
+      console.log(JSON.stringify({ sameCompress: initEntry.compress === main.compress, works: initEntry.compress([]).messages.length }));`);
+    assert.deepEqual(out, { sameCompress: true, works: 0 });
+  });
+});

@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// Speed of the package through its JS API (JS objects in -> JS objects out), with the boundary split:
+//   stringify (JS) | copy-in (encodeInto) | wasm call (C++ parse + engine + write) | parse | rebuild (JS)
+// All runs use compat 'cce-1.0', the mode the reference timings belong to.
+// Prints the scale session, every scenario of shared/data/bench, a typical small conversation
+// (µs per call) and the instantiate time. Figures are medians; the 2-core machine is noisy.
+//
+//   npm run bench [-- --quick] [-- --runs N]
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { compress } from 'cce-wasm';
+
+import { timings } from '../dist/transport.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const runsArg = args.indexOf('--runs');
+const shared = new URL('../../shared/', import.meta.url);
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (x, digits = 1) =>
+  (digits > 1 && Math.abs(x) < 1 ? x.toFixed(3) : x.toFixed(digits)).padStart(8);
+
+/** Median end-to-end time of `compress(parse(json), options)` and the median split of one call. */
+function measure(json, options, runs) {
+  const totals = [];
+  const splits = [];
+  compress(JSON.parse(json), options); // warm-up
+  for (let i = 0; i < runs; i++) {
+    const messages = JSON.parse(json); // fresh objects, as a caller would have them
+    timings.reset();
+    timings.enabled = true;
+    const t0 = performance.now();
+    compress(messages, options);
+    const ms = performance.now() - t0;
+    timings.enabled = false;
+    totals.push(ms);
+    splits.push({ ...timings });
+  }
+  const pick = (key) => median(splits.map((s) => s[key]));
+  const total = median(totals);
+  const wasm = pick('wasmMs');
+  return {
+    total,
+    wasm,
+    stringify: pick('stringifyMs'),
+    copyIn: pick('copyInMs'),
+    parse: pick('parseMs'),
+    rebuild: pick('rebuildMs'),
+    marshalShare: Math.max(0, (total - wasm) / total),
+  };
+}
+
+function row(name, bytes, m, reference) {
+  const mbps = bytes / 1e6 / (m.total / 1000);
+  console.log(
+    `${name.padEnd(34)}${fmt(m.total, 2)}${fmt(mbps)}${fmt(m.stringify, 2)}${fmt(m.copyIn, 2)}${fmt(m.wasm, 2)}` +
+      `${fmt(m.parse, 2)}${fmt(m.rebuild, 2)}${fmt(100 * m.marshalShare)}%${reference === undefined ? '' : fmt(reference, 2)}`,
+  );
+}
+
+function header(title) {
+  console.log(`\n${title}`);
+  console.log(
+    `${'case'.padEnd(34)}${'ms'.padStart(8)}${'MB/s'.padStart(8)}${'strfy'.padStart(8)}${'copyIn'.padStart(8)}` +
+      `${'wasm'.padStart(8)}${'parse'.padStart(8)}${'rebuild'.padStart(8)}${'marsh'.padStart(9)}${'ref ms'.padStart(8)}`,
+  );
+}
+
+// ---- scale session -----------------------------------------------------------------------------
+const scaleDir = new URL('conformance/scale/', shared);
+const scaleJson = readFileSync(new URL('scale-conversation.json', scaleDir), 'utf8');
+const scaleRef = JSON.parse(readFileSync(new URL('scale-results.json', scaleDir), 'utf8'));
+header(
+  `scale session: ${scaleRef.messages} messages, ${(scaleRef.json_bytes / 1e6).toFixed(1)} MB JSON`,
+);
+const scaleRuns = runsArg >= 0 ? Number(args[runsArg + 1]) : quick ? 2 : 5;
+for (const run of scaleRef.runs.filter((r) => r.engine === 'v1')) {
+  if (quick && Object.keys(run.options).length > 0) continue;
+  const options = { ...run.options, compat: 'cce-1.0' }; // the reference's mode, as it was timed
+  const m = measure(
+    scaleJson,
+    options,
+    run.options.tokenBudget ? Math.min(scaleRuns, 3) : scaleRuns,
+  );
+  row(JSON.stringify(run.options), Buffer.byteLength(scaleJson), m, run.median_ms);
+}
+
+// ---- bench scenarios ---------------------------------------------------------------------------
+const benchDir = new URL('data/bench/', shared);
+const oracle = JSON.parse(readFileSync(new URL('oracle-results.json', benchDir), 'utf8'));
+header("bench scenarios (shared/data/bench), compat 'cce-1.0', {recencyWindow: 0} and defaults");
+for (const file of readdirSync(benchDir)
+  .filter((f) => f.endsWith('.json') && f !== 'oracle-results.json')
+  .sort()) {
+  const scenario = JSON.parse(readFileSync(new URL(file, benchDir), 'utf8'));
+  const json = JSON.stringify(scenario.messages);
+  const ref = oracle.scenarios.find((s) => s.file === file)?.v1;
+  for (const [label, options, refKey] of [
+    ['rw0', { recencyWindow: 0, compat: 'cce-1.0' }, 'bench_main_rw0'],
+    ['defaults', { compat: 'cce-1.0' }, 'defaults'],
+  ]) {
+    const m = measure(json, options, quick ? 50 : 300);
+    row(
+      `${scenario.name} (${scenario.messages.length}) ${label}`,
+      Buffer.byteLength(json),
+      m,
+      ref?.[refKey]?.median_ms,
+    );
+  }
+}
+
+// ---- a typical 10-50 message conversation --------------------------------------------------------
+{
+  const scenario = JSON.parse(readFileSync(new URL('coding-assistant.json', benchDir), 'utf8'));
+  const messages = scenario.messages;
+  const calls = quick ? 500 : 5000;
+  const options = { compat: 'cce-1.0' };
+  for (let i = 0; i < 200; i++) compress(messages, options); // warm-up
+  const times = [];
+  for (let i = 0; i < calls; i++) {
+    const t0 = performance.now();
+    compress(messages, options);
+    times.push(performance.now() - t0);
+  }
+  const sorted = times.sort((a, b) => a - b);
+  const us = (q) =>
+    (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 1000).toFixed(1);
+  const mean = ((times.reduce((a, b) => a + b, 0) / calls) * 1000).toFixed(1);
+  console.log(
+    `\ntypical conversation (${scenario.name}, ${messages.length} messages, defaults), µs per call over ${calls} calls: ` +
+      `median ${us(0.5)}, p90 ${us(0.9)}, mean ${mean} (the mean includes preemption by other processes)`,
+  );
+}
+
+// ---- instantiate ---------------------------------------------------------------------------------
+{
+  const probe = `import { readFileSync } from 'node:fs';
+    const bytes = readFileSync('dist/cce.wasm');
+    let t = performance.now();
+    const module = await WebAssembly.compile(bytes);
+    const compileMs = performance.now() - t;
+    const { init } = await import('cce-wasm/init');
+    t = performance.now();
+    await init({ wasmModule: module });
+    const instantiateMs = performance.now() - t;
+    const { compress } = await import('cce-wasm/init');
+    t = performance.now();
+    compress([{ id: '1', content: 'hi' }]);
+    const firstCallMs = performance.now() - t;
+    console.log(JSON.stringify({ compileMs, instantiateMs, firstCallMs }));`;
+  const samples = [];
+  for (let i = 0; i < (quick ? 3 : 7); i++) {
+    samples.push(
+      JSON.parse(
+        execFileSync(process.execPath, ['--input-type=module', '-e', probe], {
+          cwd: root,
+          encoding: 'utf8',
+        }),
+      ),
+    );
+  }
+  const pick = (k) => median(samples.map((s) => s[k])).toFixed(2);
+  console.log(
+    `instantiate: compile ${pick('compileMs')} ms, instantiate + embind registration ${pick('instantiateMs')} ms, first call ${pick('firstCallMs')} ms (medians of ${samples.length} fresh processes)`,
+  );
+}

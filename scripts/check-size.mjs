@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// Raw, gzip and brotli bytes of what a browser downloads (wasm + glue + wrapper), against size-budget.json.
+// Exit code 1 when any gzip figure is over its budget.
+import { readFileSync } from 'node:fs';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const root = new URL('..', import.meta.url);
+const budget = JSON.parse(readFileSync(new URL('size-budget.json', root), 'utf8'));
+
+/** The JS modules the default browser entry pulls in, found by following its static imports. */
+function moduleGraph(entry) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(new URL(`dist/${file}`, root), 'utf8');
+    for (const m of text.matchAll(
+      /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]\.\/([^'"]+)['"]/g,
+    ))
+      visit(m[1]);
+  };
+  visit(entry);
+  return [...seen];
+}
+
+function measure(files) {
+  const bytes = Buffer.concat(files.map((f) => readFileSync(new URL(`dist/${f}`, root))));
+  return {
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+
+const graph = moduleGraph('index.js');
+const wrapper = graph.filter((f) => f !== 'cce.mjs');
+const parts = {
+  'dist/cce.wasm': measure(['cce.wasm']),
+  'dist/cce.mjs (glue)': measure(['cce.mjs']),
+  [`wrapper (${wrapper.length} modules)`]: measure(wrapper),
+};
+// Each file is compressed on its own, as a server sends it.
+const total = Object.values(parts).reduce(
+  (sum, p) => ({ raw: sum.raw + p.raw, gzip: sum.gzip + p.gzip, brotli: sum.brotli + p.brotli }),
+  { raw: 0, gzip: 0, brotli: 0 },
+);
+const rows = { ...parts, 'total (browser download)': total };
+const limits = {
+  'dist/cce.wasm': budget.wasm_gzip,
+  'dist/cce.mjs (glue)': budget.glue_gzip,
+  [`wrapper (${wrapper.length} modules)`]: budget.wrapper_gzip,
+  'total (browser download)': budget.total_gzip,
+};
+
+const pad = (s, n) => String(s).padStart(n);
+console.log(
+  `${'part'.padEnd(28)}${pad('raw', 10)}${pad('gzip', 10)}${pad('brotli', 10)}${pad('budget gz', 12)}${pad('delta', 9)}`,
+);
+let over = false;
+for (const [name, m] of Object.entries(rows)) {
+  const limit = limits[name];
+  const delta = limit === undefined ? '' : m.gzip - limit;
+  if (limit !== undefined && m.gzip > limit) over = true;
+  console.log(
+    `${name.padEnd(28)}${pad(m.raw, 10)}${pad(m.gzip, 10)}${pad(m.brotli, 10)}${pad(limit ?? '-', 12)}${pad(delta === '' ? '' : delta > 0 ? `+${delta}` : delta, 9)}`,
+  );
+}
+if (budget.target_total_gzip) {
+  const gap = total.gzip - budget.target_total_gzip;
+  console.log(
+    `target for the browser download: ${budget.target_total_gzip} gzip bytes (${gap > 0 ? `${gap} over` : `${-gap} under`})`,
+  );
+}
+if (over) {
+  console.error(
+    'size budget exceeded (raise a limit in size-budget.json only deliberately, with the reason)',
+  );
+  process.exitCode = 1;
+}

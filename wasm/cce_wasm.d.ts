@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// Hand-written types of the raw Emscripten 3.1.6 module (dist/cce.mjs); internal, never exported.
+//
+// Emscripten 3.1.6 cannot emit typings. Keep this in sync with EMSCRIPTEN_BINDINGS in
+// wasm/bindings.cpp and the link flags in wasm/CMakeLists.txt (INCOMING_MODULE_JS_API,
+// EXPORTED_FUNCTIONS); js/test/bindings.test.mjs checks the runtime surface against RAW_FUNCTIONS.
+
+/** What the factory reads from its argument (-sINCOMING_MODULE_JS_API). */
+export interface CceModuleArg {
+  locateFile?: (path: string, scriptDirectory: string) => string;
+  /** Must call `receiveInstance` (synchronously or later) and return the exports, or `{}` if later. */
+  instantiateWasm?: (
+    imports: WebAssembly.Imports,
+    receiveInstance: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void,
+  ) => WebAssembly.Exports | Record<string, never>;
+  onAbort?: (what: unknown) => void;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}
+
+/** The module object after initialisation: the argument object, extended by the glue. */
+export interface CceModule extends CceModuleArg {
+  /** Request/response JSON through embind std::string (UTF-8 copies done by the glue). */
+  compressJson(request: string): string;
+  uncompressJson(request: string): string;
+  /** The same calls over a UTF-8 request the caller wrote at `pointer` (see transport.ts). */
+  compressBytes(pointer: number, length: number): string;
+  uncompressBytes(pointer: number, length: number): string;
+  /** JSON array of the error codes, e.g. `["InvalidJson", ...]`. */
+  errorCodesJson(): string;
+  version(): string;
+  /** Executes `unreachable` (tests of trap recovery). */
+  debugTrap(): void;
+  _malloc(size: number): number;
+  _free(pointer: number): void;
+  /** Replaced when memory grows: re-read after every call that may allocate. */
+  readonly HEAPU8: Uint8Array;
+}
+
+export type CreateCceModule = (moduleArg?: CceModuleArg) => Promise<CceModule>;
+declare const createCceModule: CreateCceModule;
+export default createCceModule;
