@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "dedup.h"
+#include "escalation.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
 #include "pipeline.h"
@@ -29,11 +31,35 @@ CompressResult runAt(const std::vector<Message>& messages, const CompressOptions
     run.pending = true;
     return run;
   }
-  run.budget = BudgetOutcome{tokens <= *options.tokenBudget, tokens, window};
+  run.budget = BudgetOutcome{tokens <= *options.tokenBudget, tokens, window, {}};
   return run;
 }
 
 }  // namespace
+
+bool convergesOnBudget(const CompressOptions& options) {
+  if (options.forceConverge) return *options.forceConverge;
+  return options.compat == Compat::Safe;
+}
+
+CompressResult searchRecencyWindow(const std::vector<Message>& messages,
+                                   const CompressOptions& options, double lo, double hi,
+                                   PipelineMemo& memo) {
+  std::optional<CompressResult> last;
+  while (lo < hi) {
+    const double mid = std::ceil((lo + hi) / 2);
+    CompressResult run = runAt(messages, options, mid, memo);
+    if (run.pending) return run;
+    if (run.budget->fits) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+    last = std::move(run);
+  }
+  return (last && last->budget->recencyWindow == lo) ? std::move(*last)
+                                                     : runAt(messages, options, lo, memo);
+}
 
 CompressResult compressWithBudget(const std::vector<Message>& messages,
                                   const CompressOptions& options) {
@@ -54,35 +80,45 @@ CompressResult compressWithBudget(const std::vector<Message>& messages,
     fast.compression.messagesPreserved = n;
     fast.messages.resize(n);
     for (std::size_t i = 0; i < n; ++i) fast.messages[i].source = i;
-    fast.budget = BudgetOutcome{true, total, static_cast<double>(n)};
+    fast.budget = BudgetOutcome{true, total, static_cast<double>(n), {}};
     fast.fastPath = true;
     return fast;
   }
 
-  double lo = options.minRecencyWindow;
-  double hi = static_cast<double>(n) - 1;
-  std::optional<CompressResult> last;
-  while (lo < hi) {
-    const double mid = std::ceil((lo + hi) / 2);
-    CompressResult run = runAt(messages, options, mid, memo);
-    if (run.pending) return run;
-    if (run.budget->fits) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
+  const bool converge = convergesOnBudget(options);
+  const bool ladder = converge && options.compat == Compat::Safe;
+  double lowest = options.minRecencyWindow;
+  ProtectedMessages protection;
+  if (ladder) {
+    protection = findProtected(messages, options);
+    if (protection.pending) {
+      CompressResult waiting;
+      waiting.pending = true;
+      return waiting;
     }
-    last = std::move(run);
+    // The newest user turn stays verbatim whenever it can: the search starts at its size. When
+    // the protected messages alone exceed the budget nothing can make it fit, and the reference's
+    // search compresses as much as it can instead.
+    if (protection.fits) lowest = std::max(lowest, static_cast<double>(n - protection.turnStart));
   }
-  CompressResult result = (last && last->budget->recencyWindow == lo)
-                              ? std::move(*last)
-                              : runAt(messages, options, lo, memo);
-  if (result.pending) return result;
-  if (options.forceConverge && !result.budget->fits) forceConverge(messages, options, result);
+
+  CompressResult result =
+      searchRecencyWindow(messages, options, lowest, static_cast<double>(n) - 1, memo);
+  if (result.pending || result.budget->fits || !converge) return result;
+  std::vector<EntryKind> kinds;
+  if (ladder) kinds = entryKinds(result);
+  forceConverge(messages, options, result, ladder ? &kinds : nullptr);
+  if (result.pending || result.budget->fits || !ladder) return result;
+  if (!protection.fits) {
+    result.budget->blocking = protection.indices;
+    return result;
+  }
+  escalate(messages, options, memo, protection, result, kinds);
   return result;
 }
 
 void forceConverge(const std::vector<Message>& messages, const CompressOptions& options,
-                   CompressResult& result) {
+                   CompressResult& result, std::vector<EntryKind>* kinds) {
   const double budget = *options.tokenBudget;
   std::vector<OutputMessage>& out = result.messages;
   const double cutoffValue =
@@ -144,6 +180,7 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
       if (!reference) {
         --result.compression.messagesPreserved;
         ++result.compression.messagesTruncated;
+        if (kinds) (*kinds)[i] = EntryKind::Truncated;
       }
     }
     m.content = std::move(tag);

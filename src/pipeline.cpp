@@ -336,7 +336,9 @@ void computeRatios(const std::vector<Message>& messages, const CompressOptions& 
   // Spec §1.5: the reference reports 1 unless something was summarised or exactly deduplicated,
   // even when fuzzy dedup shortened the output; the safe mode reports what happened.
   std::size_t changed = stats.messagesCompressed + stats.messagesDeduped;
-  if (options.compat == Compat::Safe) changed += stats.messagesFuzzyDeduped + stats.messagesTruncated;
+  if (options.compat == Compat::Safe) {
+    changed += stats.messagesFuzzyDeduped + stats.messagesTruncated + stats.messagesOmitted;
+  }
   if (changed == 0) {
     stats.ratio = stats.tokenRatio = 1;
     return;

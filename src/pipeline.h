@@ -45,7 +45,7 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
                            double recencyWindow, PipelineMemo* memo);
 
 /// Fills compression.ratio / token_ratio from the result's messages (spec §1.5; the safe mode also
-/// counts fuzzy dedups and truncations as changes).
+/// counts fuzzy dedups, truncations and omissions as changes).
 void computeRatios(const std::vector<Message>& messages, const CompressOptions& options,
                    PipelineMemo* memo, CompressResult& result);
 

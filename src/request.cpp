@@ -244,9 +244,14 @@ Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {
       !readNumber(*options, u"fuzzyThreshold", "fuzzyThreshold", out.fuzzyThreshold, error) ||
       !readBool(*options, u"dedup", "dedup", out.dedup, error) ||
       !readBool(*options, u"fuzzyDedup", "fuzzyDedup", out.fuzzyDedup, error) ||
-      !readBool(*options, u"embedSummaryId", "embedSummaryId", out.embedSummaryId, error) ||
-      !readBool(*options, u"forceConverge", "forceConverge", out.forceConverge, error)) {
+      !readBool(*options, u"embedSummaryId", "embedSummaryId", out.embedSummaryId, error)) {
     return error;
+  }
+  // Tri-state: an absent (or null) forceConverge lets the mode choose its default.
+  if (const Value* force = options->find(u"forceConverge"); force && !force->isNull()) {
+    bool value = false;
+    if (!readBool(*options, u"forceConverge", "forceConverge", value, error)) return error;
+    out.forceConverge = value;
   }
   if (const Value* budget = options->find(u"tokenBudget"); budget && !budget->isNull()) {
     double value = 0;
@@ -312,6 +317,10 @@ Value materializeCompressResult(const CompressResult& result,
     compression.members.push_back(
         {u"messages_truncated", Value::fromNumber(static_cast<double>(s.messagesTruncated))});
   }
+  if (s.messagesOmitted > 0) {
+    compression.members.push_back(
+        {u"messages_omitted", Value::fromNumber(static_cast<double>(s.messagesOmitted))});
+  }
   root.members.push_back({u"compression", std::move(compression)});
 
   // A repeated key overwrites in place, as `verbatim[id] = m` does in JS.
@@ -333,6 +342,24 @@ Value materializeCompressResult(const CompressResult& result,
     root.members.push_back({u"fits", Value::fromBool(result.budget->fits)});
     root.members.push_back({u"tokenCount", Value::fromNumber(result.budget->tokenCount)});
     root.members.push_back({u"recencyWindow", Value::fromNumber(result.budget->recencyWindow)});
+    // Only the safe mode fills it (when the budget cannot be met). Without the input objects (the
+    // plan form, whose host rebuilds messages itself) the indices go out as `blocking` instead.
+    const std::vector<std::size_t>& blocking = result.budget->blocking;
+    if (!blocking.empty() && inputs.empty()) {
+      Value indices = Value::array();
+      for (std::size_t i : blocking) {
+        indices.items.push_back(Value::fromNumber(static_cast<double>(i)));
+      }
+      root.members.push_back({u"blocking", std::move(indices)});
+    } else if (!blocking.empty()) {
+      Value ids = Value::array();
+      ids.items.reserve(blocking.size());
+      for (std::size_t i : blocking) {
+        const Value* id = i < inputs.size() ? inputs[i]->find(u"id") : nullptr;
+        ids.items.push_back(id ? *id : Value::null());
+      }
+      root.members.push_back({u"blockingIds", std::move(ids)});
+    }
   }
   return root;
 }

@@ -97,7 +97,9 @@ struct CompressOptions {
   bool fuzzyDedup = false;
   double fuzzyThreshold = 0.85;
   bool embedSummaryId = false;
-  bool forceConverge = false;
+  /// Unset: on in the safe mode when tokenBudget is set (the search is followed by truncation and
+  /// the escalation ladder), off in compat mode. An explicit false keeps the plain search.
+  std::optional<bool> forceConverge;
   Compat compat = Compat::Safe;
   SummarizeFn summarizer;     // empty: deterministic only (the reference's sync mode)
   TokenCountFn tokenCounter;  // empty: defaultTokenCounter
@@ -140,12 +142,17 @@ struct CompressionStats {
   std::size_t messagesDeduped = 0;       // written only when > 0
   std::size_t messagesFuzzyDeduped = 0;  // written only when > 0
   std::size_t messagesTruncated = 0;     // safe mode only, written only when > 0
+  std::size_t messagesOmitted = 0;       // safe mode only (omission stubs), written only when > 0
 };
 
 struct BudgetOutcome {
   bool fits = false;
   double tokenCount = 0;
   double recencyWindow = 0;
+  /// Safe mode, when the budget cannot be met: input indices of the messages no compression step
+  /// may replace (preserved roles, the newest user turn, tool-call groups with no room for a
+  /// stub), in input order. Written as `blockingIds` (their ids) only when non-empty.
+  std::vector<std::size_t> blocking;
 };
 
 struct CompressResult {

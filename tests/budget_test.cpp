@@ -2,9 +2,12 @@
 // Token budgets (spec §9): fast path, search result, forceConverge.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "budget.h"
+#include "escalation.h"
 #include "pipeline.h"
 #include "cce.h"
 #include "unit_util.h"
@@ -85,5 +88,101 @@ TEST_SUITE("budget") {
     cce::CompressResult next = cce::compress(in.views, wider);
     bool pending = false;
     CHECK(cce::countOutputTokens(in.views, next, wider, pending) > 500);
+  }
+  TEST_CASE("forceConverge is on by default with a budget in the safe mode only") {
+    struct Case {
+      cce::Compat compat;
+      std::optional<bool> explicitValue;
+      bool converges;
+    };
+    const Case cases[] = {
+        {cce::Compat::Safe, std::nullopt, true},  {cce::Compat::Safe, false, false},
+        {cce::Compat::Safe, true, true},          {cce::Compat::Cce10, std::nullopt, false},
+        {cce::Compat::Cce10, true, true},         {cce::Compat::Cce10, false, false},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(static_cast<int>(c.compat));
+      CAPTURE(c.explicitValue.value_or(false));
+      cce::CompressOptions o;
+      o.compat = c.compat;
+      o.forceConverge = c.explicitValue;
+      CHECK(cce::convergesOnBudget(o) == c.converges);
+    }
+  }
+
+  TEST_CASE("reads forceConverge as absent, true or false from JSON") {
+    struct Case {
+      const char* options;
+      std::optional<bool> value;
+    };
+    const Case cases[] = {
+        {"{}", std::nullopt},
+        {"{\"forceConverge\":null}", std::nullopt},
+        {"{\"forceConverge\":true}", true},
+        {"{\"forceConverge\":false}", false},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.options);
+      cce::Result<cce::json::Value> v = cce::parseJson(c.options);
+      REQUIRE(v.ok());
+      cce::CompressOptions o;
+      REQUIRE(cce::parseCompressOptions(&v.value(), o).ok());
+      CHECK(o.forceConverge == c.value);
+    }
+  }
+
+  TEST_CASE("the safe search keeps the newest user turn verbatim when it fits on its own") {
+    const std::string prose =
+        "The deployment pipeline retries failed uploads three times before it gives up. ";
+    const std::string later =
+        "Caching the dependency layer shaved four minutes off every build on the runners. ";
+    std::string list = "[";
+    for (int i = 0; i < 6; ++i) {
+      if (i) list += ",";
+      list += "{\"id\":\"m" + std::to_string(i) + "\",\"role\":\"" +
+              (i % 2 ? "assistant" : "user") + "\",\"content\":\"" +
+              repeat(i < 4 ? prose : later, 3) + std::to_string(i) + "\"}";
+    }
+    auto in = cce::test::messagesFrom(list + "]");
+    // The newest turn (m4, m5) costs 140 tokens; the whole conversation 412.
+    cce::CompressOptions o;
+    o.tokenBudget = 200;
+    cce::CompressResult safe = cce::compress(in.views, o);
+    REQUIRE(safe.budget);
+    CHECK(safe.budget->fits);
+    CHECK(safe.budget->recencyWindow >= 2);
+    REQUIRE(safe.messages.size() >= 2);
+    for (std::size_t k = safe.messages.size() - 2; k < safe.messages.size(); ++k) {
+      CHECK_FALSE(safe.messages[k].content.has_value());
+    }
+    // The reference's search settles on a window that summarises part of that turn.
+    cce::CompressOptions reference = o;
+    reference.compat = cce::Compat::Cce10;
+    cce::CompressResult r = cce::compress(in.views, reference);
+    REQUIRE(r.budget);
+    CHECK(r.budget->recencyWindow < 2);
+  }
+
+  TEST_CASE("forceConverge marks what it truncates on a message's own behalf") {
+    std::string items;
+    for (int i = 0; items.size() < 780; ++i) {
+      items += (i ? "," : "") + std::string("{\\\"k\\\":") + std::to_string(i) + "}";
+    }
+    auto in = cce::test::messagesFrom(
+        "[{\"id\":\"0\",\"role\":\"user\",\"content\":\"{\\\"items\\\":[" + items +
+        "]}\"},{\"id\":\"1\",\"role\":\"user\",\"content\":\"short\"}]");
+    cce::CompressOptions o;
+    o.tokenBudget = 10;
+    o.recencyWindow = 0;
+    cce::CompressResult r = cce::runPipeline(in.views, o, 0);
+    bool pending = false;
+    r.budget = cce::BudgetOutcome{false, cce::countOutputTokens(in.views, r, o, pending), 0, {}};
+    std::vector<cce::EntryKind> kinds = cce::entryKinds(r);
+    CHECK(kinds == std::vector<cce::EntryKind>{cce::EntryKind::Preserved,
+                                               cce::EntryKind::Preserved});
+    cce::forceConverge(in.views, o, r, &kinds);
+    CHECK(kinds == std::vector<cce::EntryKind>{cce::EntryKind::Truncated,
+                                               cce::EntryKind::Preserved});
+    CHECK(r.compression.messagesTruncated == 1);
   }
 }

@@ -6,13 +6,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include "cce.h"
 #include "cli/conformance.h"
+#include "escalation.h"
 #include "json_io.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
@@ -134,18 +138,279 @@ void printRow(const Row& r) {
   std::fflush(stdout);
 }
 
+// ---- budget convergence (issue 6): the safe defaults next to compat ----------------------------
+
+// What one compress() call with a tokenBudget produced.
+struct BudgetRun {
+  double ms = 0;
+  double tokens = 0;
+  bool fits = false;
+  std::size_t orphans = 0;
+  std::size_t omitted = 0;
+  std::size_t blocking = 0;
+};
+
+// Orphaned tool calls in a message list: tool_calls entries without exactly one matching tool
+// result, plus tool results (tool_call_id) whose call is missing.
+std::size_t orphanedToolCalls(const Value& messages) {
+  std::map<std::u16string, std::size_t> results;
+  std::set<std::u16string> calls;
+  for (const Value& m : messages.items) {
+    if (const Value* id = m.find(u"tool_call_id"); id != nullptr && id->isString()) {
+      ++results[id->string];
+    }
+    if (const Value* tc = m.find(u"tool_calls"); tc != nullptr && tc->isArray()) {
+      for (const Value& c : tc->items) {
+        const Value* id = c.find(u"id");
+        if (id != nullptr && id->isString()) calls.insert(id->string);
+      }
+    }
+  }
+  std::size_t orphans = 0;
+  for (const Value& m : messages.items) {
+    if (const Value* tc = m.find(u"tool_calls"); tc != nullptr && tc->isArray()) {
+      for (const Value& c : tc->items) {
+        const Value* id = c.find(u"id");
+        auto it = id != nullptr && id->isString() ? results.find(id->string) : results.end();
+        if (it == results.end() || it->second != 1) ++orphans;
+      }
+    }
+    if (const Value* id = m.find(u"tool_call_id"); id != nullptr && id->isString()) {
+      if (calls.count(id->string) == 0) ++orphans;
+    }
+  }
+  return orphans;
+}
+
+// Σ defaultTokenCount over the string contents.
+double defaultTokens(const Value& messages) {
+  double total = 0;
+  for (const Value& m : messages.items) {
+    const Value* content = m.find(u"content");
+    if (content != nullptr && content->isString()) {
+      total += defaultTokenCount(content->string.size());
+    }
+  }
+  return total;
+}
+
+// One compress() on pre-built views (median of `runs` timings), then the figures of its result.
+BudgetRun runBudget(const ParsedMessages& parsed, const std::string& optionsJson, int runs) {
+  BudgetRun out;
+  Result<Value> optionsDoc = parseJson(optionsJson);
+  CompressOptions options;
+  if (!optionsDoc || !parseCompressOptions(&optionsDoc.value(), options)) return out;
+  CompressResult result = compress(parsed.views, options);
+  if (runs > 0) {
+    std::size_t sink = 0;
+    out.ms = medianMs(runs, [&] { sink += compress(parsed.views, options).messages.size(); });
+    if (sink == 0) out.ms = -1;
+  }
+  Value json = materializeCompressResult(result, parsed.objects, parsed.views);
+  out.orphans = orphanedToolCalls(*json.find(u"messages"));
+  if (result.budget) {
+    out.tokens = result.budget->tokenCount;
+    out.fits = result.budget->fits;
+    out.blocking = result.budget->blocking.size();
+  }
+  out.omitted = result.compression.messagesOmitted;
+  return out;
+}
+
+// Safe defaults (`{tokenBudget}`) and the reference's behaviour with its own best effort
+// (`{tokenBudget, forceConverge: true, compat: "cce-1.0"}`).
+std::string safeOptions(double budget) {
+  return "{\"tokenBudget\":" + js::toJson(Value::fromNumber(budget)) + "}";
+}
+std::string compatOptions(double budget) {
+  return "{\"tokenBudget\":" + js::toJson(Value::fromNumber(budget)) +
+         ",\"forceConverge\":true,\"compat\":\"cce-1.0\"}";
+}
+
+void printBudgetHeader() {
+  std::printf("%-34s %6s %8s %8s | %-27s | %-34s\n", "input", "msgs", "tokens", "budget",
+              "compat ms/tokens/fits/orph", "safe ms/tokens/fits/orph/omitted");
+}
+
+void printBudgetRow(const std::string& name, std::size_t messages, double inputTokens,
+                    double budget, const BudgetRun& compat, const BudgetRun& safe) {
+  std::printf("%-34s %6zu %8.0f %8.0f | %9.1f %9.0f %-5s %2zu | %9.1f %9.0f %-5s %2zu %6zu%s\n",
+              name.c_str(), messages, inputTokens, budget, compat.ms, compat.tokens,
+              compat.fits ? "yes" : "no", compat.orphans, safe.ms, safe.tokens,
+              safe.fits ? "yes" : "no", safe.orphans, safe.omitted,
+              safe.blocking > 0 ? (" blocking " + std::to_string(safe.blocking)).c_str() : "");
+  std::fflush(stdout);
+}
+
+// 2,000 short messages (every content under 120 characters, so the pipeline keeps them all): a
+// system prompt, then user/assistant turns built from a fixed sentence list with the turn number,
+// and a tool-call group (call, result, follow-up) every 50 turns.
+std::string shortConversation() {
+  static const char* const kSentences[] = {
+      "The deploy job retries the upload three times before it gives up.",
+      "We moved the cache eviction into a background worker last week.",
+      "Please check whether the migration locks the orders table.",
+      "The flaky test depends on the wall clock and fails near midnight.",
+      "Our staging cluster runs two replicas of the API gateway.",
+      "Logging every request doubled the storage bill in March.",
+      "The parser rejects trailing commas although the spec allows them.",
+      "Switching to streaming responses cut the latency in half.",
+  };
+  Value list = Value::array();
+  auto add = [&](const std::string& id, const char* role, const std::string& content) {
+    Value m = Value::object();
+    m.set(u"id", Value::fromString(js::fromUtf8(id)));
+    m.set(u"role", Value::fromString(js::fromUtf8(role)));
+    m.set(u"content", Value::fromString(js::fromUtf8(content)));
+    list.items.push_back(std::move(m));
+    return &list.items.back();
+  };
+  add("m0", "system", "You are a helpful assistant.");
+  for (int turn = 1; list.items.size() < 2000; ++turn) {
+    const std::string n = std::to_string(turn);
+    if (turn % 50 == 0) {
+      Value* m = add("m" + n + "-call", "assistant", "");
+      Value c = Value::object();
+      c.set(u"id", Value::fromString(js::fromUtf8("call_" + n)));
+      c.set(u"type", Value::fromString(u"function"));
+      Value calls = Value::array();
+      calls.items.push_back(std::move(c));
+      m->set(u"tool_calls", std::move(calls));
+      add("m" + n + "-result", "tool", "ok: 3 rows")
+          ->set(u"tool_call_id", Value::fromString(js::fromUtf8("call_" + n)));
+    }
+    add("m" + n, turn % 2 == 1 ? "user" : "assistant",
+        std::string(kSentences[(turn * 5) % 8]) + " (turn " + n + ")");
+  }
+  return js::toJson(list);
+}
+
+// Rows for the scale session, the synthetic conversation and the real transcripts.
+bool budgetBench(const std::string& shared, int runs, bool each) {
+  std::printf("\nbudget convergence: compat = {tokenBudget, forceConverge: true, compat: "
+              "\"cce-1.0\"}, safe = {tokenBudget}; ms = engine median of %d runs (real data: one "
+              "run each, summed per file); orph = orphaned tool calls in the output\n",
+              runs);
+  printBudgetHeader();
+  bool ok = true;
+  auto row = [&](const std::string& name, const std::string& messagesJson, double budget) {
+    Result<Value> doc = parseJson(messagesJson);
+    Result<ParsedMessages> parsed = doc ? parseMessages(&doc.value(), "compress")
+                                        : Result<ParsedMessages>(doc.error());
+    if (!parsed) {
+      std::fprintf(stderr, "cce bench: %s: not a message list\n", name.c_str());
+      ok = false;
+      return;
+    }
+    BudgetRun compat = runBudget(parsed.value(), compatOptions(budget), runs);
+    BudgetRun safe = runBudget(parsed.value(), safeOptions(budget), runs);
+    printBudgetRow(name, parsed->views.size(), defaultTokens(doc.value()), budget, compat, safe);
+  };
+
+  std::string scale;
+  if (readFile(shared + "/conformance/scale/scale-conversation.json", scale)) {
+    Result<Value> doc = parseJson(scale);
+    const double total = doc ? defaultTokens(doc.value()) : 0;
+    row("scale session, budget 20000", scale, 20000);
+    row("scale session, budget 30 %", scale, std::floor(total * 0.3));
+  } else {
+    std::printf("(no scale session under %s)\n", shared.c_str());
+  }
+  row("2,000 short messages, budget 20000", shortConversation(), 20000);
+
+  const std::string realDir = shared + "/data/real";
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(realDir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json") files.push_back(it->path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& file : files) {
+    std::string text;
+    Result<Value> doc = readFile(realDir + "/" + file, text) ? parseJson(text)
+                                                             : Result<Value>(Error{});
+    if (!doc || !doc->isArray()) {
+      std::fprintf(stderr, "cce bench: %s: not an array of conversations\n", file.c_str());
+      ok = false;
+      continue;
+    }
+    BudgetRun compatSum, safeSum;
+    std::size_t messages = 0, compatFits = 0, safeFits = 0, inputOrphans = 0, conversations = 0;
+    std::size_t protectedOver = 0;
+    double tokens = 0, budgets = 0;
+    for (std::size_t c = 0; c < doc->items.size(); ++c) {
+      const Value& conversation = doc->items[c];
+      Result<ParsedMessages> parsed = parseMessages(&conversation, "compress");
+      if (!parsed) continue;
+      const double total = defaultTokens(conversation);
+      const double budget = std::floor(total * 0.3);
+      auto timed = [&](const std::string& options) {
+        auto t0 = Clock::now();
+        BudgetRun r = runBudget(parsed.value(), options, 0);
+        r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        return r;
+      };
+      BudgetRun compat = timed(compatOptions(budget));
+      BudgetRun safe = timed(safeOptions(budget));
+      if (each) {
+        printBudgetRow(file + " #" + std::to_string(c), parsed->views.size(), total, budget,
+                       compat, safe);
+      }
+      ++conversations;
+      messages += parsed->views.size();
+      tokens += total;
+      budgets += budget;
+      inputOrphans += orphanedToolCalls(conversation);
+      CompressOptions options;
+      options.tokenBudget = budget;
+      if (!safe.fits && !findProtected(parsed->views, options).fits) ++protectedOver;
+      for (auto [sum, one, fits] : {std::make_tuple(&compatSum, &compat, &compatFits),
+                                    std::make_tuple(&safeSum, &safe, &safeFits)}) {
+        sum->ms += one->ms;
+        sum->tokens += one->tokens;
+        sum->orphans += one->orphans;
+        sum->omitted += one->omitted;
+        sum->blocking += one->blocking > 0 ? 1 : 0;
+        *fits += one->fits ? 1 : 0;
+      }
+    }
+    std::printf("%-34s %6zu %8.0f %8.0f | %9.1f %9.0f %5s %2zu | %9.1f %9.0f %5s %2zu %6zu"
+                "  (%zu conversations; input orphans %zu; safe blocked %zu, of which %zu by "
+                "their protected messages)\n",
+                file.substr(0, file.size() - 5).c_str(), messages, tokens, budgets, compatSum.ms,
+                compatSum.tokens,
+                (std::to_string(compatFits) + "/" + std::to_string(conversations)).c_str(),
+                compatSum.orphans, safeSum.ms, safeSum.tokens,
+                (std::to_string(safeFits) + "/" + std::to_string(conversations)).c_str(),
+                safeSum.orphans, safeSum.omitted, conversations, inputOrphans, safeSum.blocking,
+                protectedOver);
+    std::fflush(stdout);
+  }
+  std::printf("real data: budget = 30 %% of each conversation's default tokens; tokens, budget, "
+              "orph and omitted summed over the file; fits = conversations that fit; blocked = "
+              "safe results with blockingIds (every one that does not fit), by their protected "
+              "messages = the system prompt and the newest user turn alone exceed the budget\n");
+  return ok;
+}
+
 }  // namespace
 
 int benchMain(const std::vector<std::string>& args, const char* argv0) {
   int runs = 5;
   std::string shared;
+  bool budgetOnly = false;
+  bool each = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--runs" && i + 1 < args.size()) {
       runs = std::atoi(args[++i].c_str());
     } else if (args[i] == "--shared" && i + 1 < args.size()) {
       shared = args[++i];
+    } else if (args[i] == "--budget") {
+      budgetOnly = true;  // only the budget convergence table
+    } else if (args[i] == "--each") {
+      each = true;  // one budget row per real conversation
     } else {
-      std::fprintf(stderr, "usage: cce bench [--runs N] [--shared DIR]\n");
+      std::fprintf(stderr, "usage: cce bench [--runs N] [--shared DIR] [--budget] [--each]\n");
       return 2;
     }
   }
@@ -164,6 +429,7 @@ int benchMain(const std::vector<std::string>& args, const char* argv0) {
               "enough calls to last >= %.0f ms)\nshared: %s\n",
               version(), runs, kMinSampleMs, shared.c_str());
   if (runs < 5) std::printf("note: fewer than 5 runs; medians are noisy\n");
+  if (budgetOnly) return budgetBench(shared, runs, each) ? 0 : 1;
   std::printf("%-32s %5s %8s %10s %9s %9s %10s %7s %7s %8s %7s  %s\n", "input", "msgs", "chars",
               "engine ms", "parse ms", "write ms", "e2e ms", "MB/s", "ratio", "ref ms", "ref/eng",
               "ratio vs ref");
@@ -273,6 +539,7 @@ int benchMain(const std::vector<std::string>& args, const char* argv0) {
               "ms: materialise + stringify the result; e2e ms: compressJson (parse, validate, "
               "compress, write); MB/s: request bytes / e2e; ref ms: the reference's published "
               "median (Node 20, compress() on parsed objects)\n");
+  if (!budgetBench(shared, runs, each)) ok = false;
   return ok ? 0 : 1;
 }
 

@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: MIT
+// Safe mode: the escalation ladder after the budget search and forceConverge (issue 6, item 4).
+#include "escalation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "budget.h"
+#include "code_split.h"
+#include "dedup.h"
+#include "entities.h"
+#include "jscompat/string.h"
+#include "pipeline.h"
+#include "pipeline_memo.h"
+#include "provenance.h"
+#include "summarizer.h"
+#include "tool_output.h"
+
+namespace cce {
+
+namespace {
+
+bool hasRole(const Message& m, std::u16string_view role) {
+  return m.role.isString() && m.role.text == role;
+}
+
+bool isToolResult(const Message& m) { return m.hasToolCallId || hasRole(m, u"tool"); }
+
+bool startsWith(const U16& text, std::u16string_view prefix) {
+  return text.size() >= prefix.size() &&
+         std::u16string_view(text).substr(0, prefix.size()) == prefix;
+}
+
+// The pieces of omissionStub.
+constexpr const char16_t* kStubOpen = u"[cce:omitted ";
+constexpr const char16_t* kStubOne = u" message \u2014 ";
+constexpr const char16_t* kStubMany = u" messages \u2014 ";
+constexpr const char16_t* kStubClose = u" chars]";
+
+// Step 2's levels: summary budget and how many entities the suffix keeps.
+struct Level {
+  std::size_t budget;
+  std::size_t entities;
+};
+constexpr Level kLevels[] = {{200, 10}, {100, 5}, {50, 0}};
+
+// The default estimate of an output entry, used while a host counter has not answered (so that a
+// pass goes on and collects every count it needs in one round) and to size stubs while scanning.
+double estimate(const std::vector<Message>& messages, const OutputMessage& m) {
+  return defaultTokenCount(m.content ? m.content->size() : messages[m.source].length());
+}
+
+// A summary written by this run that step 2 may shorten.
+struct SummaryEntry {
+  std::size_t entry = 0;
+  std::size_t begin = 0;  // input range of the group
+  std::size_t end = 0;
+  bool codeSplit = false;
+};
+
+// A stretch of output entries that covers whole atomic groups: the unit step 3 replaces.
+struct Unit {
+  std::size_t firstEntry = 0, endEntry = 0;
+  std::size_t firstInput = 0, endInput = 0;
+  bool stubbable = false;              // no protected message inside
+  std::optional<std::size_t> carrier;  // first input that can carry a stub
+  double tokens = 0;
+  std::size_t chars = 0;
+};
+
+// Consecutive replaced units: one stub.
+struct Run {
+  std::size_t firstUnit = 0, endUnit = 0;
+  std::optional<std::size_t> carrier;
+  double tokens = 0;  // of the entries it replaces
+  std::size_t messages = 0;
+  std::size_t chars = 0;
+  double stubTokens = 0;
+  std::optional<OutputMessage> stub;  // built when priced with the configured counter
+};
+
+// Step 3's scan: units from the oldest on join the open run (or close it when they may not be
+// replaced) while the total is above the budget. A run counts only once it has a carrier.
+struct Scan {
+  Scan(const std::vector<Unit>& units, double budget, double total)
+      : units(units), budget(budget), committed(total) {}
+
+  double total() const {
+    return committed + (open && open->carrier ? open->stubTokens - open->tokens : 0);
+  }
+
+  // `price(run)` sets run.stubTokens.
+  template <typename Price>
+  void advance(Price&& price) {
+    for (; next < units.size() && total() > budget; ++next) {
+      const Unit& unit = units[next];
+      if (!unit.stubbable) {
+        close();
+        continue;
+      }
+      if (!open) open = Run{next, next, std::nullopt, 0, 0, 0, 0, std::nullopt};
+      open->endUnit = next + 1;
+      open->tokens += unit.tokens;
+      open->messages += unit.endInput - unit.firstInput;
+      open->chars += unit.chars;
+      if (!open->carrier) open->carrier = unit.carrier;
+      if (open->carrier) price(*open);
+    }
+  }
+
+  // A run without a carrier is dropped: its units stay.
+  void close() {
+    if (open && open->carrier) {
+      committed += open->stubTokens - open->tokens;
+      runs.push_back(*open);
+    }
+    open.reset();
+  }
+
+  const std::vector<Unit>& units;
+  double budget;
+  double committed;
+  std::vector<Run> runs;
+  std::optional<Run> open;
+  std::size_t next = 0;
+};
+
+class Ladder {
+ public:
+  Ladder(const std::vector<Message>& messages, const CompressOptions& options, PipelineMemo& memo,
+         const ProtectedMessages& protection, CompressResult& result, std::vector<EntryKind>& kinds)
+      : messages_(messages),
+        options_(options),
+        memo_(memo),
+        protection_(protection),
+        budget_(*options.tokenBudget),
+        result_(result),
+        kinds_(kinds),
+        protected_(messages.size(), false) {
+    for (std::size_t i : protection.indices) protected_[i] = true;
+    recount();
+  }
+
+  bool pending() const { return pending_; }
+  bool fits() const { return total_ <= budget_; }
+  const std::vector<std::size_t>& blocking() const { return blocking_; }
+
+  // Step 1: continue the search below the window the search settled on, down to the newest user
+  // turn, with the same memo (so only groups that were never summarised cost anything), then
+  // truncate outside the new window. Returns whether there was anything in the window to do.
+  bool summariseWindow() {
+    const double turnSize = static_cast<double>(messages_.size() - protection_.turnStart);
+    // Windows of n - 1 and more keep everything: no need to search above that.
+    const double hi = std::min(std::ceil(result_.budget->recencyWindow) - 1,
+                               static_cast<double>(messages_.size()) - 1);
+    if (hi < turnSize) return false;
+    CompressResult run = searchRecencyWindow(messages_, options_, turnSize, hi, memo_);
+    if (run.pending) {
+      pending_ = true;
+      return true;
+    }
+    std::vector<EntryKind> kinds = entryKinds(run);
+    if (!run.budget->fits) forceConverge(messages_, options_, run, &kinds);
+    if (run.pending) {
+      pending_ = true;
+      return true;
+    }
+    result_ = std::move(run);
+    kinds_ = std::move(kinds);
+    recount();
+    return true;
+  }
+
+  // Step 2: re-summarise this run's summaries with smaller budgets, oldest first, level by level.
+  // Returns whether any summary got shorter.
+  bool shortenSummaries() {
+    std::vector<SummaryEntry> summaries = findSummaries();
+    const std::vector<bool> doomed = doomedEntries(summaries);
+    bool changed = false;
+    for (const Level& level : kLevels) {
+      for (const SummaryEntry& s : summaries) {
+        if (fits()) return changed;
+        if (doomed[s.entry]) continue;
+        OutputMessage& out = result_.messages[s.entry];
+        std::optional<U16> shorter = shortenedSummary(s, out, level);
+        if (!shorter || shorter->size() >= out.content->size()) continue;
+        out.content = std::move(*shorter);
+        replaceTokens(s.entry, count(out));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  // Step 3: replace units from the oldest on with stubs until the output fits. Stubs are sized
+  // with the default estimate while scanning; the stubs finally chosen are counted with the
+  // configured counter, and the scan goes on while that exact total is still too large.
+  bool omitGroups() {
+    std::vector<Unit> units = buildUnits(tokens_);
+    Scan scan(units, budget_, total_);
+    scan.advance([&](Run& run) { run.stubTokens = estimateStub(run); });
+    // Price what the estimate chose with the real counter, then go on only if still needed.
+    auto exact = [&](Run& run) {
+      run.stub = stubFor(units, run);
+      run.stubTokens = count(*run.stub);
+    };
+    scan.committed = total_;
+    for (Run& run : scan.runs) {
+      exact(run);
+      scan.committed += run.stubTokens - run.tokens;
+    }
+    if (scan.open && scan.open->carrier) exact(*scan.open);
+    scan.advance(exact);
+    scan.close();
+
+    if (scan.committed > budget_) {
+      // The scan went through every unit: what stays is what no step may replace — protected
+      // messages, and groups whose run found no message to carry a stub.
+      std::vector<bool> replaced(units.size(), false);
+      for (const Run& run : scan.runs) {
+        for (std::size_t k = run.firstUnit; k < run.endUnit; ++k) replaced[k] = true;
+      }
+      for (std::size_t k = 0; k < units.size(); ++k) {
+        if (replaced[k]) continue;
+        for (std::size_t i = units[k].firstInput; i < units[k].endInput; ++i) {
+          blocking_.push_back(i);
+        }
+      }
+      return false;
+    }
+    if (!scan.runs.empty()) applyRuns(units, scan.runs);
+    return !scan.runs.empty();
+  }
+
+  // Statistics and token count of the final plan.
+  void finish() {
+    bool pending = false;
+    result_.budget->tokenCount = countOutputTokens(messages_, result_, options_, pending);
+    result_.budget->fits = result_.budget->tokenCount <= budget_;
+    computeRatios(messages_, options_, &memo_, result_);
+    if (pending || result_.pending) pending_ = true;
+  }
+
+ private:
+  double count(const OutputMessage& m) {
+    TokenCount c = countTokens(countedOutput(messages_, m), options_);
+    if (c.pending) {
+      pending_ = true;
+      return estimate(messages_, m);
+    }
+    return c.value;
+  }
+
+  void recount() {
+    tokens_.assign(result_.messages.size(), 0);
+    total_ = 0;
+    for (std::size_t k = 0; k < result_.messages.size(); ++k) {
+      tokens_[k] = count(result_.messages[k]);
+      total_ += tokens_[k];
+    }
+  }
+
+  void replaceTokens(std::size_t entry, double value) {
+    total_ += value - tokens_[entry];
+    tokens_[entry] = value;
+  }
+
+  std::vector<SummaryEntry> findSummaries() {
+    std::vector<SummaryEntry> found;
+    for (std::size_t k = 0; k < result_.messages.size(); ++k) {
+      const OutputMessage& out = result_.messages[k];
+      if (kinds_[k] != EntryKind::Compressed || !out.provenance || !out.content) continue;
+      // A summary forceConverge truncated afterwards starts with `[truncated`: left as it is.
+      if (!startsWith(*out.content, u"[summary")) continue;
+      const std::vector<std::size_t>& sources = out.provenance->sources;
+      SummaryEntry s;
+      s.entry = k;
+      s.begin = sources.front();
+      s.end = sources.back() + 1;
+      s.codeSplit =
+          sources.size() == 1 &&
+          memo_.contentClass(s.begin, messages_[s.begin].content) == MessageClass::CodeSplit;
+      found.push_back(s);
+    }
+    return found;
+  }
+
+  // Summaries step 3 replaces whatever step 2 does to them: even with every summary at its
+  // smallest possible form the output does not fit, and the scan over those smallest sizes already
+  // replaces them (the real scan, over sizes at least as large, goes at least as far and forms the
+  // same runs up to there). Skipping them leaves the final plan unchanged. Only with the default
+  // counter, whose count never grows when the content shrinks.
+  std::vector<bool> doomedEntries(const std::vector<SummaryEntry>& summaries) {
+    std::vector<bool> doomed(result_.messages.size(), false);
+    if (options_.tokenCounter || summaries.empty()) return doomed;
+    std::vector<double> least = tokens_;
+    double total = total_;
+    for (const SummaryEntry& s : summaries) {
+      const double smallest = defaultTokenCount(smallestLength(s, result_.messages[s.entry]));
+      if (smallest < least[s.entry]) {
+        total -= least[s.entry] - smallest;
+        least[s.entry] = smallest;
+      }
+    }
+    if (total <= budget_) return doomed;
+    std::vector<Unit> units = buildUnits(least);
+    Scan scan(units, budget_, total);
+    scan.advance([&](Run& run) { run.stubTokens = estimateStub(run); });
+    auto mark = [&](const Run& run) {
+      const std::size_t end = units[run.endUnit - 1].endEntry;
+      for (std::size_t k = units[run.firstUnit].firstEntry; k < end; ++k) doomed[k] = true;
+    };
+    for (const Run& run : scan.runs) mark(run);
+    if (scan.open && scan.open->carrier) mark(*scan.open);
+    return doomed;
+  }
+
+  // A lower bound of any shortened form: the wrapper around an empty text (and the code fences).
+  std::size_t smallestLength(const SummaryEntry& s, const OutputMessage& out) const {
+    const U16* embedded = options_.embedSummaryId ? &out.provenance->summaryId : nullptr;
+    if (!s.codeSplit) return formatSummary(U16(), s.end - s.begin, {}, embedded).size();
+    CodeSplit split = splitCodeAndProse(messages_[s.begin].content);
+    std::size_t length = formatSummary(U16(), 0, {}, embedded).size() + 2;
+    for (std::size_t f = 0; f < split.fences.size(); ++f) {
+      length += split.fences[f].size() + (f > 0 ? 2 : 0);
+    }
+    return length;
+  }
+
+  std::optional<U16> shortenedSummary(const SummaryEntry& s, const OutputMessage& out,
+                                      const Level& level) {
+    const U16* embedded = options_.embedSummaryId ? &out.provenance->summaryId : nullptr;
+    if (s.codeSplit) {
+      const Message& m = messages_[s.begin];
+      CodeSplit split = splitCodeAndProse(m.content);
+      // A deterministic summary is already at most this long when the pipeline used this budget.
+      const std::size_t used = split.prose.size() < 600 ? 200 : 400;
+      if (!options_.summarizer && level.budget >= used) return std::nullopt;
+      U16 content = formatSummary(summarize(split.prose, level.budget), 0, {}, embedded);
+      content += u"\n\n";
+      for (std::size_t f = 0; f < split.fences.size(); ++f) {
+        if (f > 0) content += u"\n\n";
+        content += split.fences[f];
+      }
+      return content;
+    }
+    std::size_t joined = s.end - s.begin - 1;
+    for (std::size_t i = s.begin; i < s.end; ++i) joined += messages_[i].length();
+    const std::size_t used = joined < 600 ? 200 : 400;
+    if (!options_.summarizer && level.budget >= used) return std::nullopt;
+    U16 all;
+    all.reserve(joined);
+    for (std::size_t i = s.begin; i < s.end; ++i) {
+      if (i > s.begin) all.push_back(u' ');
+      all += messages_[i].content;
+    }
+    U16 text = isStructuredOutput(all) ? summarizeStructured(all, level.budget)
+                                       : summarize(all, level.budget);
+    std::vector<U16> entities;
+    if (level.entities > 0) entities = extractEntities(all, level.entities);
+    return formatSummary(text, s.end - s.begin, entities, embedded);
+  }
+
+  std::vector<Unit> buildUnits(const std::vector<double>& tokens) {
+    const std::size_t n = messages_.size();
+    std::vector<std::size_t> groupEnd(n);
+    for (const auto& [begin, end] : atomicGroups(messages_)) {
+      for (std::size_t i = begin; i < end; ++i) groupEnd[i] = end;
+    }
+    auto coverage = [&](std::size_t k) {
+      const OutputMessage& out = result_.messages[k];
+      if (out.provenance && !out.provenance->sources.empty()) {
+        return std::make_pair(out.provenance->sources.front(), out.provenance->sources.back() + 1);
+      }
+      return std::make_pair(out.source, out.source + 1);
+    };
+    std::vector<Unit> units;
+    const std::size_t entries = result_.messages.size();
+    std::size_t k = 0;
+    while (k < entries) {
+      Unit unit;
+      unit.firstEntry = k;
+      auto [first, end] = coverage(k);
+      unit.firstInput = first;
+      std::size_t need = groupEnd[end - 1];
+      unit.tokens += tokens[k];
+      ++k;
+      while (end < need && k < entries) {
+        end = coverage(k).second;
+        need = std::max(need, groupEnd[end - 1]);
+        unit.tokens += tokens[k];
+        ++k;
+      }
+      unit.endEntry = k;
+      unit.endInput = end;
+      unit.stubbable = true;
+      for (std::size_t i = first; i < end; ++i) {
+        if (protected_[i]) unit.stubbable = false;
+        if (!unit.carrier && canCarryStub(messages_[i])) unit.carrier = i;
+        unit.chars += messages_[i].length();
+      }
+      units.push_back(unit);
+    }
+    return units;
+  }
+
+  // The default count of omissionStub(run.messages, run.chars), without building it.
+  static double estimateStub(const Run& run) {
+    auto digits = [](std::size_t v) {
+      std::size_t d = 1;
+      for (; v >= 10; v /= 10) ++d;
+      return d;
+    };
+    const std::size_t length =
+        std::char_traits<char16_t>::length(kStubOpen) + digits(run.messages) +
+        std::char_traits<char16_t>::length(run.messages == 1 ? kStubOne : kStubMany) +
+        digits(run.chars) + std::char_traits<char16_t>::length(kStubClose);
+    return defaultTokenCount(length);
+  }
+
+  OutputMessage stubFor(const std::vector<Unit>& units, const Run& run) const {
+    const std::size_t begin = units[run.firstUnit].firstInput;
+    const std::size_t end = units[run.endUnit - 1].endInput;
+    OutputMessage out;
+    out.source = *run.carrier;
+    out.content = omissionStub(run.messages, run.chars);
+    Provenance p;
+    std::vector<const Scalar*> ids;
+    p.sources.reserve(end - begin);
+    ids.reserve(end - begin);
+    for (std::size_t i = begin; i < end; ++i) {
+      p.sources.push_back(i);
+      ids.push_back(&messages_[i].id);
+      if (messages_[i].cceSummaryId) p.parentIds.push_back(*messages_[i].cceSummaryId);
+    }
+    p.summaryId = makeSummaryId(ids);
+    p.version = options_.sourceVersion;
+    out.provenance = std::move(p);
+    return out;
+  }
+
+  void applyRuns(const std::vector<Unit>& units, std::vector<Run>& runs) {
+    CompressionStats& stats = result_.compression;
+    std::vector<OutputMessage> out;
+    out.reserve(result_.messages.size());
+    std::size_t k = 0;
+    for (Run& run : runs) {
+      const std::size_t firstEntry = units[run.firstUnit].firstEntry;
+      const std::size_t endEntry = units[run.endUnit - 1].endEntry;
+      for (; k < firstEntry; ++k) out.push_back(std::move(result_.messages[k]));
+      for (; k < endEntry; ++k) {
+        const OutputMessage& replaced = result_.messages[k];
+        switch (kinds_[k]) {
+          case EntryKind::Preserved:
+            // Its original is not stored yet; summaries, dedups and truncations stored theirs.
+            result_.verbatim.push_back({messages_[replaced.source].idKey, replaced.source});
+            --stats.messagesPreserved;
+            break;
+          case EntryKind::Compressed:
+            stats.messagesCompressed -=
+                replaced.provenance ? replaced.provenance->sources.size() : 1;
+            break;
+          case EntryKind::Deduped:
+            --stats.messagesDeduped;
+            break;
+          case EntryKind::FuzzyDeduped:
+            --stats.messagesFuzzyDeduped;
+            break;
+          case EntryKind::Truncated:
+            --stats.messagesTruncated;
+            break;
+        }
+      }
+      stats.messagesOmitted += run.messages;
+      out.push_back(run.stub ? std::move(*run.stub) : stubFor(units, run));
+    }
+    for (; k < result_.messages.size(); ++k) out.push_back(std::move(result_.messages[k]));
+    result_.messages = std::move(out);
+    kinds_.clear();  // no longer parallel to the entries; nothing reads them after step 3
+  }
+
+  const std::vector<Message>& messages_;
+  const CompressOptions& options_;
+  PipelineMemo& memo_;
+  const ProtectedMessages& protection_;
+  const double budget_;
+  CompressResult& result_;
+  std::vector<EntryKind>& kinds_;
+  std::vector<bool> protected_;  // per input message
+  std::vector<double> tokens_;   // per output entry
+  double total_ = 0;
+  bool pending_ = false;
+  std::vector<std::size_t> blocking_;
+};
+
+}  // namespace
+
+std::vector<EntryKind> entryKinds(const CompressResult& run) {
+  std::vector<EntryKind> kinds;
+  kinds.reserve(run.messages.size());
+  for (const OutputMessage& out : run.messages) {
+    if (!out.content) {
+      kinds.push_back(EntryKind::Preserved);
+    } else if (startsWith(*out.content, u"[cce:dup of ")) {
+      kinds.push_back(EntryKind::Deduped);
+    } else if (startsWith(*out.content, u"[cce:near-dup of ")) {
+      kinds.push_back(EntryKind::FuzzyDeduped);
+    } else {
+      kinds.push_back(EntryKind::Compressed);  // a group summary or a code-split message
+    }
+  }
+  return kinds;
+}
+
+std::size_t newestTurnStart(const std::vector<Message>& messages) {
+  for (std::size_t i = messages.size(); i-- > 0;) {
+    if (hasRole(messages[i], u"user")) return i;
+  }
+  return messages.size();
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> atomicGroups(
+    const std::vector<Message>& messages) {
+  std::vector<std::pair<std::size_t, std::size_t>> groups;
+  const std::size_t n = messages.size();
+  std::size_t i = 0;
+  while (i < n) {
+    std::size_t end = i + 1;
+    if (messages[i].hasToolCalls) {
+      while (end < n && isToolResult(messages[end])) ++end;
+      if (end < n && hasRole(messages[end], u"assistant") && canCarryStub(messages[end])) ++end;
+    }
+    groups.emplace_back(i, end);
+    i = end;
+  }
+  return groups;
+}
+
+bool canCarryStub(const Message& message) {
+  return !message.hasToolCalls && !message.hasToolCallId;
+}
+
+U16 omissionStub(std::size_t messages, std::size_t chars) {
+  U16 stub = kStubOpen;
+  stub += js::fromAscii(std::to_string(messages));
+  stub += messages == 1 ? kStubOne : kStubMany;
+  stub += js::fromAscii(std::to_string(chars));
+  stub += kStubClose;
+  return stub;
+}
+
+ProtectedMessages findProtected(const std::vector<Message>& messages,
+                                const CompressOptions& options) {
+  ProtectedMessages p;
+  p.turnStart = newestTurnStart(messages);
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (i < p.turnStart && !isPreservedRole(messages[i].role, options.preserve)) continue;
+    p.indices.push_back(i);
+    CountedMessage counted;
+    counted.source = &messages[i];
+    counted.sourceIndex = i;
+    TokenCount c = countTokens(counted, options);
+    if (c.pending) p.pending = true;
+    p.tokens += c.value;
+  }
+  p.fits = p.tokens <= *options.tokenBudget;
+  return p;
+}
+
+EscalationStep escalate(const std::vector<Message>& messages, const CompressOptions& options,
+                        PipelineMemo& memo, const ProtectedMessages& protection,
+                        CompressResult& result, std::vector<EntryKind>& kinds) {
+  // The ladder is all or nothing: a plan that still does not fit keeps the search's result.
+  CompressResult before = result;
+  Ladder ladder(messages, options, memo, protection, result, kinds);
+  EscalationStep step = EscalationStep::None;
+  if (!ladder.pending() && ladder.summariseWindow()) step = EscalationStep::WindowSummaries;
+  if (!ladder.pending() && !ladder.fits() && ladder.shortenSummaries()) {
+    step = EscalationStep::ShorterSummaries;
+  }
+  if (!ladder.pending() && !ladder.fits() && ladder.omitGroups()) step = EscalationStep::Omission;
+  if (!ladder.pending()) ladder.finish();
+  if (ladder.pending()) {
+    result.pending = true;
+    return step;
+  }
+  if (!result.budget->fits) {
+    result = std::move(before);
+    result.budget->blocking = ladder.blocking();
+    return EscalationStep::None;
+  }
+  return step;
+}
+
+}  // namespace cce
