@@ -1,0 +1,986 @@
+// SPDX-License-Identifier: MIT
+// The context manager core: budget arithmetic, boundaries, checkpoints, aging, the view.
+#include "context/context.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <utility>
+
+#include "jscompat/json_writer.h"
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+#include "summarizer.h"
+#include "types.h"
+
+namespace cce::context {
+namespace {
+
+using U16View = std::u16string_view;
+
+// Header line of a summary section ("[Summary of messages 13-340]\n") in default tokens, for
+// estimates made before the summary exists.
+constexpr double kSectionHeaderTokens = 12;
+constexpr std::size_t kArgumentsInTranscript = 200;
+constexpr std::size_t kToolNamesInStats = 8;
+
+U16 u16(const std::string& ascii) { return js::fromAscii(ascii); }
+std::string num(double d) { return js::numberToString(d); }
+std::string num(std::size_t d) { return std::to_string(d); }
+
+std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 1469598103934665603ull) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(std::uint64_t h) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = kDigits[h & 15];
+  return out;
+}
+
+const U16* stringContent(const Value& m) {
+  const Value* c = m.find(u"content");
+  return c && c->isString() ? &c->string : nullptr;
+}
+
+// Derived facts about the history, shared by every step of one operation.
+struct Frame {
+  const State& st;
+  std::size_t n = 0, sysEnd = 0, headEnd = 0, lastStart = 0;
+  std::vector<std::size_t> starts;
+  std::vector<double> prefix;
+  double system = 0, available = 0, threshold = 0;
+
+  explicit Frame(const State& s) : st(s) {
+    const Config& c = s.config;
+    n = s.messages.size();
+    sysEnd = leadingSystemCount(s.messages);
+    starts = groupStarts(s.messages, sysEnd);
+    prefix.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + s.tokens[i];
+    headEnd = c.keepFirst > 0 ? alignDown(std::min(n, sysEnd + c.keepFirst)) : sysEnd;
+    lastStart = n > sysEnd ? starts[n - 1] : n;
+    if (c.systemPromptTokens) {
+      system = *c.systemPromptTokens;
+    } else {
+      for (std::size_t i = 0; i < sysEnd; ++i) system += s.tokens[i];
+    }
+    available = c.contextWindow - system - c.promptBudget - c.safetyMargin;
+    threshold = thresholdTokens(c.threshold, available);
+  }
+
+  double sum(std::size_t a, std::size_t b) const { return prefix[b] - prefix[a]; }
+  std::size_t alignDown(std::size_t x) const { return x >= n ? n : starts[x]; }
+  std::size_t nextStart(std::size_t x) const {
+    std::size_t j = x + 1;
+    while (j < n && starts[j] != j) ++j;
+    return std::min(j, n);
+  }
+};
+
+// ---- counting -----------------------------------------------------------------------------------
+
+double defaultCount(const Value& message) {
+  const U16* content = stringContent(message);
+  return content ? defaultTokenCount(content->size()) : 0;
+}
+
+void requestCount(Host& host, std::string key, const Value& message) {
+  for (const CountRequest& r : host.pendingCounts) {
+    if (r.key == key) return;
+  }
+  host.pendingCounts.push_back(CountRequest{std::move(key), message});
+}
+
+// A count from the default counter, the state's cache, or the host's answers (else pending, 0).
+double countMessage(const Config& config, const std::map<std::string, double>* cache, Host& host,
+                    const Value& message) {
+  if (!config.tokenCounter) return defaultCount(message);
+  std::string key = countKey(message);
+  if (cache) {
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+  }
+  if (auto it = host.counts.find(key); it != host.counts.end()) return it->second;
+  requestCount(host, std::move(key), message);
+  return 0;
+}
+
+Value canonicalSummaryMessage(const U16& content) {
+  Value m = Value::object();
+  m.members.push_back({u"role", Value::fromString(u"system")});
+  m.members.push_back({u"content", Value::fromString(content)});
+  return m;
+}
+
+// ---- projection -------------------------------------------------------------------------------
+
+struct Segment {
+  bool summary = false;
+  std::size_t start = 0, end = 0;       // history range
+  std::size_t firstCp = 0, lastCp = 0;  // summary: checkpoint indices [firstCp, lastCp]
+  U16 content;                          // summary text
+  double tokens = 0;
+  std::string key;  // host count key of the summary
+};
+
+U16 sectionText(const Checkpoint& cp) {
+  U16 out = u16("[Summary of messages " + num(cp.start + 1) + "-" + num(cp.end) + "]\n");
+  out += cp.summary;
+  return out;
+}
+
+std::vector<Segment> project(const Frame& f, const Ledger& l, Host& host) {
+  std::vector<Segment> out;
+  std::size_t pos = f.sysEnd;
+  const std::vector<Checkpoint>& cps = l.checkpoints;
+  for (std::size_t i = 0; i < cps.size(); ++i) {
+    if (cps[i].start > pos) {
+      Segment raw;
+      raw.start = pos;
+      raw.end = cps[i].start;
+      for (std::size_t k = raw.start; k < raw.end; ++k) raw.tokens += f.st.tokens[k];
+      out.push_back(std::move(raw));
+    }
+    Segment run;
+    run.summary = true;
+    run.firstCp = i;
+    while (i + 1 < cps.size() && cps[i + 1].start == cps[i].end) ++i;
+    run.lastCp = i;
+    run.start = cps[run.firstCp].start;
+    run.end = cps[i].end;
+    for (std::size_t k = run.firstCp; k <= run.lastCp; ++k) {
+      if (k > run.firstCp) run.content += u"\n\n";
+      run.content += sectionText(cps[k]);
+    }
+    Value canonical = canonicalSummaryMessage(run.content);
+    if (f.st.config.tokenCounter) run.key = countKey(canonical);
+    run.tokens = countMessage(f.st.config, &l.summaryTokens, host, canonical);
+    out.push_back(std::move(run));
+    pos = cps[i].end;
+  }
+  if (pos < f.n) {
+    Segment raw;
+    raw.start = pos;
+    raw.end = f.n;
+    for (std::size_t k = raw.start; k < raw.end; ++k) raw.tokens += f.st.tokens[k];
+    out.push_back(std::move(raw));
+  }
+  return out;
+}
+
+// ---- planning ---------------------------------------------------------------------------------
+
+struct Plan {
+  bool any = false;
+  std::size_t start = 0, end = 0;
+  std::size_t keepCut = 0;
+  bool extended = false;  // keeps fewer than keepLast recent messages so the view can fit
+};
+
+double estimateSummary(const Frame& f, double originalTokens) {
+  return summaryBudget(levelForInput(originalTokens), originalTokens, f.available) +
+         kSectionHeaderTokens;
+}
+
+Plan planCompression(const Frame& f, const Ledger& l) {
+  Plan plan;
+  if (f.n <= f.sysEnd || f.lastStart <= f.headEnd) return plan;
+  const std::size_t keepLast = f.st.config.keepLast;
+  std::size_t target = f.n > keepLast ? f.n - keepLast : 0;
+  plan.keepCut = std::min(f.alignDown(std::max(target, f.headEnd)), f.lastStart);
+  std::size_t pos = f.headEnd;
+  for (const Checkpoint& cp : l.checkpoints) {
+    if (cp.start > pos && pos < plan.keepCut) {  // a range left uncovered (undo) comes first
+      plan.any = true;
+      plan.start = pos;
+      plan.end = std::min(cp.start, plan.keepCut);
+      return plan;
+    }
+    pos = std::max(pos, cp.end);
+  }
+  // The trailing range: up to the keepLast cut, further (group by group) while the view would not
+  // fit the available tokens.
+  double summaries = 0, covered = 0;
+  for (const Checkpoint& cp : l.checkpoints) {
+    summaries += cp.compressedTokens + kSectionHeaderTokens;
+    covered += f.sum(cp.start, cp.end);
+  }
+  const double raw = f.sum(f.sysEnd, f.n) - covered;
+  const std::size_t s = pos;
+  std::size_t e = std::max(plan.keepCut, s);
+  auto projected = [&](std::size_t end) {
+    double t = f.sum(s, end);
+    return summaries + raw - t + (end > s ? estimateSummary(f, t) : 0);
+  };
+  while (projected(e) > f.available && e < f.lastStart) {
+    e = f.nextStart(e);
+    plan.extended = true;
+  }
+  if (e > s) {
+    plan.any = true;
+    plan.start = s;
+    plan.end = e;
+  }
+  return plan;
+}
+
+// ---- usage, view, validation --------------------------------------------------------------------
+
+Usage usageOf(const Frame& f, const Ledger& l, const std::vector<Segment>& segments) {
+  Usage u;
+  u.system = f.system;
+  for (const Segment& s : segments) (s.summary ? u.checkpoints : u.recent) += s.tokens;
+  u.conversation = u.checkpoints + u.recent;
+  u.total = u.system + u.conversation;
+  u.available = f.available;
+  u.threshold = f.threshold;
+  u.percent = f.available > 0 ? std::floor(u.conversation * 1000 / f.available + 0.5) / 10 : 100;
+  u.messages = f.n;
+  u.activeCheckpoints = l.checkpoints.size();
+  u.overThreshold = u.conversation > u.threshold;
+  u.canCompress = planCompression(f, l).any;
+  u.shouldCompress = u.overThreshold && u.canCompress;
+  return u;
+}
+
+enum class Side { None, User, Assistant };
+
+Side sideOf(U16View role) {
+  if (role == u"user" || role == u"tool") return Side::User;
+  if (role == u"assistant") return Side::Assistant;
+  return Side::None;
+}
+
+const char16_t* summaryRole(Side before, Side after) {
+  if (before != Side::User && after == Side::Assistant) return u"user";
+  if (before == Side::User && after == Side::User) return u"assistant";
+  return u"system";
+}
+
+Value summaryMessage(const Ledger& l, const Segment& run, const char16_t* role) {
+  Value ids = Value::array();
+  for (std::size_t k = run.firstCp; k <= run.lastCp; ++k) {
+    ids.items.push_back(Value::fromString(l.checkpoints[k].id));
+  }
+  Value metadata = Value::object();
+  metadata.members.push_back({u"covered_until", Value::fromNumber(static_cast<double>(run.end))});
+  metadata.members.push_back({u"checkpoints", std::move(ids)});
+  Value m = Value::object();
+  m.members.push_back({u"id", Value::fromString(u"cce-summary-" + l.checkpoints[run.firstCp].id)});
+  m.members.push_back({u"role", Value::fromString(role)});
+  m.members.push_back({u"content", Value::fromString(run.content)});
+  m.members.push_back({u"metadata", std::move(metadata)});
+  return m;
+}
+
+void buildMessages(const Frame& f, const Ledger& l, const std::vector<Segment>& segments,
+                   ViewResult& out) {
+  const std::vector<Value>& h = f.st.messages;
+  Side last = Side::None;
+  auto emit = [&](Value m, long source) {
+    Side side = sideOf(roleOf(m));
+    if (side != Side::None) last = side;
+    out.messages.push_back(std::move(m));
+    out.sources.push_back(source);
+  };
+  for (std::size_t i = 0; i < f.sysEnd; ++i) emit(h[i], static_cast<long>(i));
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    const Segment& s = segments[k];
+    if (!s.summary) {
+      for (std::size_t i = s.start; i < s.end; ++i) emit(h[i], static_cast<long>(i));
+      continue;
+    }
+    // The first user/assistant-side message after the run, unless another run comes first.
+    Side after = Side::None;
+    for (std::size_t i = s.end; i < f.n; ++i) {
+      if (k + 1 < segments.size() && segments[k + 1].summary && i >= segments[k + 1].start) break;
+      Side side = sideOf(roleOf(h[i]));
+      if (side != Side::None) {
+        after = side;
+        break;
+      }
+    }
+    emit(summaryMessage(l, s, summaryRole(last, after)), -1);
+  }
+}
+
+// True when history messages a < b are neighbours once system messages are ignored.
+bool adjacentInHistory(const std::vector<Value>& h, long a, long b) {
+  if (a < 0 || b < 0 || a >= b) return false;
+  for (long i = a + 1; i < b; ++i) {
+    if (roleOf(h[static_cast<std::size_t>(i)]) != u"system") return false;
+  }
+  return true;
+}
+
+// Structure problems of the view that the history does not have at the same place.
+std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const ViewResult& v) {
+  std::vector<StructureIssue> out;
+  const auto& src = v.sources;
+  for (const StructureIssue& issue : checkStructure(v.messages)) {
+    const std::size_t i = issue.index;
+    bool introduced = src[i] < 0;
+    switch (issue.kind) {
+      case StructureIssue::Kind::RoleRepeat: {
+        std::size_t p = i;
+        while (p > 0 && roleOf(v.messages[p - 1]) == u"system") --p;
+        introduced = introduced || p == 0 || !adjacentInHistory(h, src[p - 1], src[i]);
+        break;
+      }
+      case StructureIssue::Kind::FirstNotUser: {
+        std::size_t first = 0;
+        while (first < h.size() && roleOf(h[first]) == u"system") ++first;
+        introduced = introduced || static_cast<std::size_t>(src[i]) != first;
+        break;
+      }
+      case StructureIssue::Kind::OrphanToolResult: {
+        std::size_t p = i;
+        while (p > 0 && roleOf(v.messages[p - 1]) == u"tool") --p;
+        long q = src[i];
+        while (q > 0 && roleOf(h[static_cast<std::size_t>(q - 1)]) == u"tool") --q;
+        long viewCause = p > 0 ? src[p - 1] : -2;
+        long historyCause = q > 0 ? q - 1 : -2;
+        introduced = introduced || viewCause != historyCause;
+        break;
+      }
+      case StructureIssue::Kind::MissingToolResult: {
+        std::size_t next = static_cast<std::size_t>(src[i]) + 1;
+        bool historyHasResult = next < h.size() && roleOf(h[next]) == u"tool";
+        introduced = introduced || (historyHasResult &&
+                                    (i + 1 >= src.size() || src[i + 1] != static_cast<long>(next)));
+        break;
+      }
+    }
+    if (introduced) out.push_back(issue);
+  }
+  return out;
+}
+
+Validation validate(const Frame& f, const Ledger& l, const ViewResult& v) {
+  Validation val;
+  const Usage& u = v.usage;
+  val.tokens = u.conversation;
+  val.available = u.available;
+  val.fits = u.conversation <= u.available;
+  val.underThreshold = u.conversation <= u.threshold;
+  if (!val.fits) {
+    val.reasons.push_back({"overAvailable", "the conversation needs " + num(u.conversation) +
+                                                " tokens but only " + num(u.available) +
+                                                " are available"});
+    if (f.n > f.sysEnd) {
+      double last = f.sum(f.lastStart, f.n);
+      if (last > u.available) {
+        val.reasons.push_back({"lastGroupTooLarge", "the last atomic group (messages " +
+                                                        num(f.lastStart + 1) + "-" + num(f.n) +
+                                                        ") alone needs " + num(last) + " tokens"});
+      }
+    }
+    std::size_t tail = l.checkpoints.empty() ? f.headEnd : l.checkpoints.back().end;
+    double recent = f.sum(tail, f.n);
+    if (recent > u.available) {
+      val.reasons.push_back({"recentTooLarge", "the " + num(f.n - tail) +
+                                                   " messages after the last checkpoint need " +
+                                                   num(recent) + " tokens"});
+    }
+    if (u.checkpoints > u.available) {
+      val.reasons.push_back(
+          {"summariesTooLarge", "the summaries alone need " + num(u.checkpoints) + " tokens"});
+    }
+    if (f.headEnd > f.sysEnd && f.sum(f.sysEnd, f.headEnd) > u.available) {
+      val.reasons.push_back({"headTooLarge", "the first " + num(f.headEnd - f.sysEnd) +
+                                                 " messages kept by keepFirst need " +
+                                                 num(f.sum(f.sysEnd, f.headEnd)) + " tokens"});
+    }
+    if (u.canCompress) {
+      val.reasons.push_back({"compressAgain", "another compress can summarise more messages"});
+    }
+  } else if (!val.underThreshold) {
+    val.reasons.push_back({"overThreshold", "the conversation fits but is above the threshold of " +
+                                                num(u.threshold) + " tokens" +
+                                                (u.canCompress ? ""
+                                                               : "; nothing more to compress "
+                                                                 "without breaking keepLast")});
+  }
+  for (const StructureIssue& issue : introducedIssues(f.st.messages, v)) {
+    val.reasons.push_back({"structure", std::string(structureIssueName(issue.kind)) +
+                                            " at view message " + num(issue.index)});
+  }
+  return val;
+}
+
+ViewResult viewOf(const Frame& f, const Ledger& l, Host& host, bool materialise) {
+  ViewResult out;
+  std::vector<Segment> segments = project(f, l, host);
+  out.usage = usageOf(f, l, segments);
+  if (materialise) {
+    buildMessages(f, l, segments, out);
+    out.validation = validate(f, l, out);
+  }
+  return out;
+}
+
+// The host's count cache keeps exactly the current summary messages.
+void refreshSummaryTokens(const Frame& f, Ledger& l, Host& host) {
+  if (!f.st.config.tokenCounter) return;
+  std::vector<Segment> segments = project(f, l, host);
+  std::map<std::string, double> fresh;
+  for (const Segment& s : segments) {
+    if (s.summary) fresh[s.key] = s.tokens;
+  }
+  l.summaryTokens = std::move(fresh);
+}
+
+// ---- summaries ----------------------------------------------------------------------------------
+
+struct Summary {
+  bool ready = false;
+  U16 text;
+  bool fromHost = false;
+};
+
+Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level level,
+                       double budget, Host& host) {
+  Summary out;
+  if (f.st.config.summarizer) {
+    U16 text = renderTranscript(f.st.messages, start, end);
+    std::string label = std::string(levelName(level)) + "|" + num(budget) + "|";
+    std::uint64_t h = fnv1a(label.data(), label.size());
+    h = fnv1a(text.data(), text.size() * sizeof(char16_t), h);
+    std::string key = "s" + hex(h);
+    auto it = host.summaries.find(key);
+    if (it == host.summaries.end()) {
+      bool known = false;
+      for (const SummaryRequest& r : host.pendingSummaries) known = known || r.key == key;
+      if (!known) {
+        host.pendingSummaries.push_back(
+            SummaryRequest{key, std::move(text), budget, level, start, end});
+      }
+      return out;
+    }
+    // The engine's rule for host summaries: a non-empty string strictly shorter than the input.
+    if (it->second && !js::trimView(*it->second).empty() && it->second->size() < text.size()) {
+      out.ready = true;
+      out.text = *it->second;
+      out.fromHost = true;
+      return out;
+    }
+  }
+  out.ready = true;
+  out.text = deterministicSummary(f.st.messages, start, end, budget);
+  return out;
+}
+
+Checkpoint newCheckpoint(const Frame& f, Ledger& l, std::size_t start, std::size_t end, Level level,
+                         double number, const Value& now) {
+  Checkpoint cp;
+  cp.id = u16("cp-" + num(l.nextId));
+  l.nextId += 1;
+  cp.createdAt = now;
+  cp.start = start;
+  cp.end = end;
+  cp.originalTokens = f.sum(start, end);
+  cp.level = level;
+  cp.compressionNumber = number;
+  for (std::size_t i = start; i < end; ++i) {
+    const Value* id = f.st.messages[i].find(u"id");
+    cp.originalMessageIds.push_back(id ? *id : Value::null());
+  }
+  return cp;
+}
+
+Value rangeValue(std::size_t start, std::size_t end) {
+  Value r = Value::object();
+  r.members.push_back({u"start", Value::fromNumber(static_cast<double>(start))});
+  r.members.push_back({u"end", Value::fromNumber(static_cast<double>(end))});
+  return r;
+}
+
+Value event(const char16_t* type, const U16& id, const Value& now) {
+  Value e = Value::object();
+  e.members.push_back({u"type", Value::fromString(type)});
+  e.members.push_back({u"checkpoint", Value::fromString(id)});
+  e.members.push_back({u"at", now});
+  return e;
+}
+
+std::string rangeText(std::size_t start, std::size_t end) {
+  return "messages " + num(start + 1) + "-" + num(end) + " (" + num(end - start) + " messages)";
+}
+
+void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reason reason,
+                              CompressOutcome& out) {
+  ViewResult v = viewOf(f, l, host, true);
+  out.usage = v.usage;
+  out.validation = v.validation;
+  out.validation.reasons.insert(out.validation.reasons.begin(), reason);
+  out.progress.push_back({"validate", 100, reason.message});
+  out.again = false;
+}
+
+}  // namespace
+
+// ---- levels and arithmetic ----------------------------------------------------------------------
+
+const char* levelName(Level level) {
+  switch (level) {
+    case Level::Compact: return "compact";
+    case Level::Moderate: return "moderate";
+    case Level::Detailed: return "detailed";
+  }
+  return "compact";
+}
+
+std::optional<Level> levelFromName(std::u16string_view name) {
+  if (name == u"compact") return Level::Compact;
+  if (name == u"moderate") return Level::Moderate;
+  if (name == u"detailed") return Level::Detailed;
+  return std::nullopt;
+}
+
+Level levelForInput(double originalTokens) {
+  if (originalTokens >= kDetailedFromTokens) return Level::Detailed;
+  if (originalTokens >= kModerateFromTokens) return Level::Moderate;
+  return Level::Compact;
+}
+
+double summaryBudget(Level level, double originalTokens, double available) {
+  double ratio = 0.10, share = 0.04;
+  if (level == Level::Moderate) ratio = 0.15, share = 0.07;
+  if (level == Level::Detailed) ratio = 0.20, share = 0.10;
+  double budget = std::floor(std::min(ratio * originalTokens, share * std::max(available, 0.0)));
+  return std::min(std::floor(originalTokens), std::max(kMinSummaryTokens, budget));
+}
+
+double thresholdTokens(double threshold, double available) {
+  return std::floor(threshold * available + 1e-9);
+}
+
+std::string countKey(const Value& message) {
+  std::string json = js::toJson(message);
+  return "c" + hex(fnv1a(json.data(), json.size()));
+}
+
+// ---- transcripts and deterministic summaries ----------------------------------------------------
+
+U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std::size_t end) {
+  U16 out;
+  auto paragraph = [&out](U16View text) {
+    if (!out.empty()) out += u"\n\n";
+    out += text;
+  };
+  for (std::size_t i = start; i < end; ++i) {
+    const Value& m = messages[i];
+    U16 role(roleOf(m));
+    if (role.empty()) role = u"message";
+    if (const U16* content = stringContent(m)) {
+      paragraph(role + u": " + *content);
+    } else if (const Value* parts = m.find(u"content"); parts && parts->isArray()) {
+      U16 text;
+      for (const Value& part : parts->items) {
+        const Value* t = part.isObject() ? part.find(u"text") : nullptr;
+        if (t && t->isString()) text += (text.empty() ? u"" : u"\n") + t->string;
+      }
+      if (!text.empty()) paragraph(role + u": " + text);
+    }
+    if (!hasToolCalls(m)) continue;
+    for (const Value& call : m.find(u"tool_calls")->items) {
+      const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
+      const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
+      const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
+      U16 line = role + u" called " + (name && name->isString() ? name->string : U16(u"a tool"));
+      if (args && args->isString()) {
+        U16View a = args->string;
+        line += u"(";
+        line += a.substr(0, kArgumentsInTranscript);
+        if (a.size() > kArgumentsInTranscript) line += u"...";
+        line += u")";
+      }
+      paragraph(line);
+    }
+  }
+  return out;
+}
+
+U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
+                         double budget) {
+  std::size_t users = 0, assistants = 0, tools = 0, others = 0;
+  std::vector<U16> toolNames;
+  std::set<U16> seen;
+  for (std::size_t i = start; i < end; ++i) {
+    U16View role = roleOf(messages[i]);
+    if (role == u"user") {
+      ++users;
+    } else if (role == u"assistant") {
+      ++assistants;
+    } else if (role == u"tool") {
+      ++tools;
+    } else {
+      ++others;
+    }
+    if (!hasToolCalls(messages[i])) continue;
+    for (const Value& call : messages[i].find(u"tool_calls")->items) {
+      const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
+      const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
+      if (name && name->isString() && seen.insert(name->string).second) {
+        toolNames.push_back(name->string);
+      }
+    }
+  }
+  std::string stats = num(end - start) + (end - start == 1 ? " message (" : " messages (");
+  std::vector<std::string> parts;
+  if (users) parts.push_back(num(users) + " user");
+  if (assistants) parts.push_back(num(assistants) + " assistant");
+  if (tools) parts.push_back(num(tools) + " tool");
+  if (others) parts.push_back(num(others) + " other");
+  for (std::size_t k = 0; k < parts.size(); ++k) stats += (k ? ", " : "") + parts[k];
+  U16 header = u16(stats + ")");
+  if (!toolNames.empty()) {
+    header += u"; tools used: ";
+    for (std::size_t k = 0; k < toolNames.size() && k < kToolNamesInStats; ++k) {
+      if (k) header += u", ";
+      header += toolNames[k];
+    }
+    if (toolNames.size() > kToolNamesInStats) {
+      header += u16(" and " + num(toolNames.size() - kToolNamesInStats) + " more");
+    }
+  }
+  header += u".";
+  const std::size_t limit = static_cast<std::size_t>(std::floor(3.5 * std::max(budget, 0.0)));
+  if (header.size() >= limit) return header.substr(0, limit);
+  U16 body = summarize(renderTranscript(messages, start, end), limit - header.size() - 1);
+  return body.empty() ? header : header + u"\n" + body;
+}
+
+// ---- checks -------------------------------------------------------------------------------------
+
+Result<bool> checkConfig(const Config& c) {
+  auto bad = [](const std::string& field, const std::string& rule) {
+    return Error{ErrorCode::InvalidInput, "config." + field + " " + rule, "/config/" + field};
+  };
+  auto finite = [](double d) { return std::isfinite(d); };
+  if (!finite(c.contextWindow) || c.contextWindow <= 0) {
+    return bad("contextWindow", "must be a positive number");
+  }
+  if (c.systemPromptTokens && (!finite(*c.systemPromptTokens) || *c.systemPromptTokens < 0)) {
+    return bad("systemPromptTokens", "must be a non-negative number");
+  }
+  if (!finite(c.promptBudget) || c.promptBudget < 0) {
+    return bad("promptBudget", "must be a non-negative number");
+  }
+  if (!finite(c.safetyMargin) || c.safetyMargin < 0) {
+    return bad("safetyMargin", "must be a non-negative number");
+  }
+  if (!finite(c.threshold) || c.threshold <= 0 || c.threshold > 1) {
+    return bad("threshold", "must be in (0, 1]");
+  }
+  if (c.summaryInputTokens && (!finite(*c.summaryInputTokens) || *c.summaryInputTokens <= 0)) {
+    return bad("summaryInputTokens", "must be a positive number");
+  }
+  if (c.maxCheckpoints < 1) return bad("maxCheckpoints", "must be at least 1");
+  if (c.ageAfter < 1) return bad("ageAfter", "must be at least 1");
+  double available =
+      c.contextWindow - c.systemPromptTokens.value_or(0) - c.promptBudget - c.safetyMargin;
+  if (available <= 0) {
+    return Error{ErrorCode::BudgetTooSmall,
+                 "contextWindow - systemPromptTokens - promptBudget - safetyMargin = " +
+                     num(available) + ": nothing is left for the conversation",
+                 "/config"};
+  }
+  return true;
+}
+
+Result<bool> checkState(const State& st) {
+  if (Result<bool> ok = checkConfig(st.config); !ok) return ok;
+  if (st.tokens.size() != st.messages.size()) {
+    return Error{ErrorCode::InvalidInput, "state.tokens must give one count per message",
+                 "/state/tokens"};
+  }
+  for (std::size_t i = 0; i < st.tokens.size(); ++i) {
+    if (!std::isfinite(st.tokens[i]) || st.tokens[i] < 0) {
+      return Error{ErrorCode::InvalidInput, "state.tokens must be non-negative numbers",
+                   "/state/tokens/" + num(i)};
+    }
+  }
+  const std::size_t n = st.messages.size();
+  const std::size_t sysEnd = leadingSystemCount(st.messages);
+  std::vector<std::size_t> starts = groupStarts(st.messages, sysEnd);
+  auto atGroupStart = [&](std::size_t x) {
+    return x == n || (x >= sysEnd && x < n && starts[x] == x);
+  };
+  std::set<U16> ids;
+  std::size_t pos = sysEnd;
+  for (std::size_t k = 0; k < st.ledger.checkpoints.size(); ++k) {
+    const Checkpoint& cp = st.ledger.checkpoints[k];
+    std::string path = "/state/checkpoints/" + num(k);
+    if (cp.start < pos || cp.end <= cp.start || cp.end > n || !atGroupStart(cp.start) ||
+        !atGroupStart(cp.end)) {
+      return Error{ErrorCode::InvalidInput,
+                   "state.checkpoints[" + num(k) +
+                       "].messageRange must be ordered, disjoint and at atomic-group starts",
+                   path + "/messageRange"};
+    }
+    if (cp.originalMessageIds.size() != cp.end - cp.start) {
+      return Error{ErrorCode::InvalidInput,
+                   "state.checkpoints[" + num(k) + "].originalMessageIds does not match its range",
+                   path + "/originalMessageIds"};
+    }
+    if (!ids.insert(cp.id).second) {
+      return Error{ErrorCode::InvalidInput, "state.checkpoints ids must be unique", path + "/id"};
+    }
+    pos = cp.end;
+  }
+  return true;
+}
+
+// ---- operations ---------------------------------------------------------------------------------
+
+Result<bool> addMessages(State& st, std::vector<Value> messages, Host& host) {
+  std::vector<double> counts;
+  counts.reserve(messages.size());
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (!messages[i].isObject()) {
+      return Error{ErrorCode::InvalidInput, "add(): messages[" + num(i) + "] must be an object",
+                   "/messages/" + num(i)};
+    }
+    const Value* role = messages[i].find(u"role");
+    if (!role || !role->isString()) {
+      return Error{ErrorCode::InvalidInput, "add(): messages[" + num(i) + "].role must be a string",
+                   "/messages/" + num(i) + "/role"};
+    }
+    counts.push_back(countMessage(st.config, nullptr, host, messages[i]));
+  }
+  if (host.pending()) return true;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    st.messages.push_back(std::move(messages[i]));
+    st.tokens.push_back(counts[i]);
+  }
+  return true;
+}
+
+Usage usage(const State& st, Host& host) {
+  Frame f(st);
+  return viewOf(f, st.ledger, host, false).usage;
+}
+
+ViewResult view(const State& st, Host& host) {
+  Frame f(st);
+  return viewOf(f, st.ledger, host, true);
+}
+
+CompressOutcome compress(State& st, const Value& now, Host& host) {
+  CompressOutcome out;
+  const Frame f(st);
+  const Config& c = st.config;
+  Plan plan = planCompression(f, st.ledger);
+  if (!plan.any) {
+    out.progress.push_back({"identify", 10, "nothing to compress"});
+    finishWithoutCompressing(
+        f, st.ledger, host,
+        {"nothingToCompress", "no uncovered messages before the " + num(c.keepLast) +
+                                  " most recent (keepFirst " + num(c.keepFirst) + ")"},
+        out);
+    return out;
+  }
+  std::size_t s = plan.start, e = plan.end;
+  out.progress.push_back({"identify", 10,
+                          rangeText(s, e) + ", " + num(f.sum(s, e)) + " tokens; keeping " +
+                              num(f.n - e) + " recent messages" +
+                              (plan.extended ? " (fewer than keepLast, to fit the window)" : "")});
+
+  // prepare: trim the newest groups until the summarizer's input window holds the range.
+  std::size_t trimmedGroups = 0;
+  if (c.summaryInputTokens) {
+    while (e > s && f.sum(s, e) > *c.summaryInputTokens) {
+      e = f.starts[e - 1];
+      ++trimmedGroups;
+    }
+    if (e == s) {
+      std::size_t firstEnd = f.nextStart(s);
+      finishWithoutCompressing(
+          f, st.ledger, host,
+          {"summaryInputTooSmall", "the oldest atomic group to summarise (" +
+                                       rangeText(s, firstEnd) + ", " + num(f.sum(s, firstEnd)) +
+                                       " tokens) exceeds summaryInputTokens " +
+                                       num(*c.summaryInputTokens)},
+          out);
+      return out;
+    }
+  }
+  const double originalTokens = f.sum(s, e);
+  const Level level = levelForInput(originalTokens);
+  out.progress.push_back(
+      {"prepare", 25,
+       std::string("level ") + levelName(level) + ", budget " +
+           num(summaryBudget(level, originalTokens, f.available)) + " tokens" +
+           (trimmedGroups ? "; " + num(trimmedGroups) +
+                                " newest groups left for the next compress (summarizer input)"
+                          : "")});
+
+  // Plan the new ledger: the new checkpoint, merges, aging. Summaries are filled in afterwards.
+  Ledger next = st.ledger;
+  const double number = next.compressions + 1;
+  Checkpoint created = newCheckpoint(f, next, s, e, level, number, now);
+  const U16 createdId = created.id;
+  auto at = std::lower_bound(next.checkpoints.begin(), next.checkpoints.end(), s,
+                             [](const Checkpoint& cp, std::size_t x) { return cp.start < x; });
+  next.checkpoints.insert(at, created);
+  std::set<U16> resummarise = {createdId};
+  std::vector<Value> events;
+  {
+    Value ev = event(u"create", createdId, now);
+    ev.members.push_back({u"compressionNumber", Value::fromNumber(number)});
+    ev.members.push_back({u"messageRange", rangeValue(s, e)});
+    ev.members.push_back({u"level", Value::fromString(u16(levelName(level)))});
+    if (trimmedGroups) {
+      ev.members.push_back(
+          {u"trimmedGroups", Value::fromNumber(static_cast<double>(trimmedGroups))});
+    }
+    events.push_back(std::move(ev));
+  }
+  while (next.checkpoints.size() > c.maxCheckpoints) {
+    std::size_t pair = next.checkpoints.size();
+    for (std::size_t i = 0; i + 1 < next.checkpoints.size(); ++i) {
+      const Checkpoint& a = next.checkpoints[i];
+      const Checkpoint& b = next.checkpoints[i + 1];
+      if (a.end != b.start || a.id == createdId || b.id == createdId) continue;
+      if (c.summaryInputTokens && f.sum(a.start, b.end) > *c.summaryInputTokens) continue;
+      pair = i;
+      break;
+    }
+    if (pair == next.checkpoints.size()) break;
+    Checkpoint a = next.checkpoints[pair];
+    Checkpoint b = next.checkpoints[pair + 1];
+    Checkpoint merged = newCheckpoint(f, next, a.start, b.end, Level::Compact, number, now);
+    merged.mergedFrom = {a.id, b.id};
+    for (Checkpoint* old : {&a, &b}) {
+      resummarise.erase(old->id);
+      old->status = u"merged";
+      old->replacedBy = merged.id;
+      next.archive.push_back(*old);
+    }
+    Value ev = event(u"merge", merged.id, now);
+    Value from = Value::array();
+    from.items.push_back(Value::fromString(a.id));
+    from.items.push_back(Value::fromString(b.id));
+    ev.members.push_back({u"from", std::move(from)});
+    ev.members.push_back({u"messageRange", rangeValue(merged.start, merged.end)});
+    events.push_back(std::move(ev));
+    resummarise.insert(merged.id);
+    out.merged.push_back(merged.id);
+    next.checkpoints[pair] = std::move(merged);
+    next.checkpoints.erase(next.checkpoints.begin() + static_cast<long>(pair) + 1);
+  }
+  for (Checkpoint& cp : next.checkpoints) {
+    if (resummarise.count(cp.id) || cp.level == Level::Compact ||
+        number - cp.compressionNumber < static_cast<double>(c.ageAfter)) {
+      continue;
+    }
+    Level lower = static_cast<Level>(static_cast<int>(cp.level) - 1);
+    Value ev = event(u"age", cp.id, now);
+    ev.members.push_back({u"from", Value::fromString(u16(levelName(cp.level)))});
+    ev.members.push_back({u"to", Value::fromString(u16(levelName(lower)))});
+    events.push_back(std::move(ev));
+    cp.level = lower;
+    resummarise.insert(cp.id);
+    out.aged.push_back(cp.id);
+  }
+
+  // summarize: every new or lowered checkpoint, from the raw messages of its range.
+  std::size_t fromHost = 0;
+  for (Checkpoint& cp : next.checkpoints) {
+    if (!resummarise.count(cp.id)) continue;
+    Summary summary = summarizeRange(f, cp.start, cp.end, cp.level,
+                                     summaryBudget(cp.level, cp.originalTokens, f.available), host);
+    cp.summary = std::move(summary.text);
+    cp.hostSummary = summary.fromHost;
+    fromHost += summary.fromHost ? 1 : 0;
+  }
+  if (!host.pendingSummaries.empty()) return out;
+  out.progress.push_back({"summarize", 60,
+                          num(resummarise.size()) + " summaries (" + num(out.aged.size()) +
+                              " aged, " + num(out.merged.size()) + " merged, " + num(fromHost) +
+                              " from the host summarizer)"});
+
+  // createCheckpoint: counts and ratios.
+  for (Checkpoint& cp : next.checkpoints) {
+    if (!resummarise.count(cp.id)) continue;
+    cp.compressedTokens = countMessage(c, nullptr, host, canonicalSummaryMessage(cp.summary));
+    cp.compressionRatio =
+        cp.compressedTokens > 0 ? cp.originalTokens / cp.compressedTokens : cp.originalTokens;
+  }
+  for (const Checkpoint& cp : next.checkpoints) {
+    if (cp.id == createdId) out.checkpoint = cp;
+  }
+  out.progress.push_back({"createCheckpoint", 75,
+                          js::toUtf8(createdId) + ": " + num(originalTokens) + " -> " +
+                              num(out.checkpoint ? out.checkpoint->compressedTokens : 0) +
+                              " tokens"});
+
+  // updateContext: the ledger takes the new checkpoints and the log its events.
+  next.compressions = number;
+  for (Value& ev : events) next.events.push_back(std::move(ev));
+  refreshSummaryTokens(f, next, host);
+  out.progress.push_back({"updateContext", 90,
+                          num(next.checkpoints.size()) + " active checkpoints, " +
+                              num(next.archive.size()) + " archived"});
+
+  // validate: the new view must fit.
+  ViewResult v = viewOf(f, next, host, true);
+  if (host.pending()) return out;
+  out.compressed = true;
+  out.usage = v.usage;
+  out.validation = v.validation;
+  if (trimmedGroups) {
+    out.validation.reasons.push_back(
+        {"summaryInputTrimmed", num(trimmedGroups) + " newest groups (" + rangeText(e, plan.end) +
+                                    ") did not fit the summarizer input and stay visible"});
+  }
+  out.again = v.usage.shouldCompress;  // a view that does not fit is over the threshold too
+  out.progress.push_back({"validate", 100,
+                          v.validation.fits ? "view fits: " + num(v.usage.conversation) + " of " +
+                                                  num(v.usage.available) + " tokens (" +
+                                                  num(v.usage.percent) + "%)"
+                                            : v.validation.reasons.front().message});
+  st.ledger = std::move(next);
+  return out;
+}
+
+Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Host& host) {
+  Ledger next = st.ledger;
+  auto it = std::find_if(next.checkpoints.begin(), next.checkpoints.end(),
+                         [id](const Checkpoint& cp) { return cp.id == id; });
+  if (it == next.checkpoints.end()) {
+    std::string why = "no checkpoint has this id";
+    for (const Checkpoint& cp : next.archive) {
+      if (cp.id != id) continue;
+      why = cp.status == u"merged" ? "it was merged into " + js::toUtf8(cp.replacedBy)
+                                   : "it was already undone";
+    }
+    return Error{ErrorCode::InvalidInput,
+                 "undo(): checkpoint \"" + js::toUtf8(id) + "\" is not active: " + why,
+                 "/checkpoint"};
+  }
+  UndoOutcome out;
+  out.checkpoint = *it;
+  out.checkpoint.status = u"undone";
+  next.archive.push_back(out.checkpoint);
+  next.checkpoints.erase(it);
+  Value ev = event(u"undo", out.checkpoint.id, now);
+  ev.members.push_back({u"messageRange", rangeValue(out.checkpoint.start, out.checkpoint.end)});
+  next.events.push_back(std::move(ev));
+  const Frame f(st);
+  refreshSummaryTokens(f, next, host);
+  out.usage = viewOf(f, next, host, false).usage;
+  if (host.pending()) return out;
+  st.ledger = std::move(next);
+  return out;
+}
+
+}  // namespace cce::context

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// The context manager core: a conversation history, checkpoints over it, and the view to send.
+//
+// Everything is a pure function of (State, operation input, host answers): no clock, no global
+// state. The JSON face (context_json.h) documents the wire format; this header documents the rules.
+//
+// Budget. system = config.systemPromptTokens when given, else the tokens of the leading system
+// messages. available = contextWindow - system - promptBudget - safetyMargin. The conversation is
+// everything the view sends after the system prompt (summary messages + raw messages);
+// thresholdTokens = floor(threshold * available + 1e-9) and compression is due when the
+// conversation's tokens are strictly greater. Example: window 6963, system 500, prompt 1000,
+// margin 1000 -> available 4463, 0.75 * 4463 = 3347.25 -> threshold 3347, due from 3348 tokens.
+// (The 1e-9 only protects products such as 0.29 * 100 = 28.999999999999996 from losing a token.)
+//
+// Tokens. Every history message is counted once when added: cce::defaultTokenCount over its string
+// content, or the host's counter (config.tokenCounter) through the pending protocol. A summary
+// message is counted in a canonical form {"role":"system","content":text}, so its count does not
+// depend on the role the view gives it.
+//
+// Boundaries. sysEnd = number of leading system messages (never compressed). The head is the first
+// keepFirst conversation messages, its end moved back to a group start. The kept tail starts at
+// n - keepLast moved back to a group start, and never after the start of the last group (it may
+// still grow). When even that view would exceed `available`, compress keeps fewer recent groups
+// (never the last one). A checkpoint always covers [start, end) with both ends at group starts,
+// so no atomic group (tool_groups.h) is ever split.
+//
+// Levels (by the tokens T of the range summarised):
+//   compact   T <  2000   budget = min(T, max(32, min(0.10 T, 0.04 available)))
+//   moderate  T <  8000   budget = min(T, max(32, min(0.15 T, 0.07 available)))
+//   detailed  T >= 8000   budget = min(T, max(32, min(0.20 T, 0.10 available)))
+// The deterministic summary (a stats line + cce::summarize over the range's transcript) never
+// exceeds floor(3.5 * budget) UTF-16 units, i.e. `budget` default tokens. A lower level never has a
+// larger budget for the same T.
+//
+// Compress creates one checkpoint over the earliest uncovered range before the cut (normally the
+// range since the last checkpoint; a range uncovered by undo first). With summaryInputTokens set,
+// the newest groups are trimmed from that range until it fits the summarizer's input, so the
+// checkpoint (and covered_until) never claims more than was summarised; the rest stays visible for
+// the next compress. Then aging: while more than maxCheckpoints are active, the two oldest adjacent
+// ones (never the one just created) are merged into one compact checkpoint with a new id (the
+// originals move to the archive); every other checkpoint created ageAfter or more
+// compressions ago and above compact is re-summarised one level lower. Every (re-)summary reads the
+// raw original messages of its range, never an earlier summary.
+//
+// View: the system block, then the history in order where each run of adjacent active checkpoints
+// is replaced by one summary message {"id","role","content","metadata":{"covered_until": end,
+// "checkpoints":[ids]}}. Its role keeps user/assistant alternation at the joint: "user" when the
+// next message is an assistant message and the previous one is not a user message, "assistant"
+// between two user-side messages, else "system" (OpenAI accepts it anywhere; Anthropic adapters
+// lift system messages into the system prompt). Tool results count as user-side. Raw messages are
+// the history's own objects: defects of the source itself (tool results without a call, repeated
+// roles) pass through; validation reports only problems the view would add ("structure").
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "context/tool_groups.h"
+#include "json/value.h"
+#include "status.h"
+
+namespace cce::context {
+
+using U16 = std::u16string;
+
+enum class Level { Compact = 1, Moderate = 2, Detailed = 3 };
+const char* levelName(Level level);
+std::optional<Level> levelFromName(std::u16string_view name);
+
+constexpr double kModerateFromTokens = 2000;
+constexpr double kDetailedFromTokens = 8000;
+constexpr double kMinSummaryTokens = 32;
+
+Level levelForInput(double originalTokens);
+/// Summary budget in tokens for a range of `originalTokens` at `level` (see the table above).
+double summaryBudget(Level level, double originalTokens, double available);
+/// floor(threshold * available + 1e-9).
+double thresholdTokens(double threshold, double available);
+
+struct Config {
+  double contextWindow = 0;
+  std::optional<double> systemPromptTokens;
+  double promptBudget = 0;
+  double safetyMargin = 0;
+  double threshold = 0.75;
+  std::size_t keepLast = 5;
+  std::size_t keepFirst = 0;
+  std::optional<double> summaryInputTokens;  // the summarizer's input window, in tokens
+  std::size_t maxCheckpoints = 4;
+  std::size_t ageAfter = 2;
+  bool tokenCounter = false;  // counts come from the host
+  bool summarizer = false;    // summaries come from the host (deterministic fallback)
+};
+
+struct Checkpoint {
+  U16 id;
+  Value createdAt;  // the operation's `now`, verbatim
+  U16 summary;
+  std::vector<Value> originalMessageIds;  // each message's `id` (null when it has none)
+  std::size_t start = 0;                  // messageRange: [start, end) history indices
+  std::size_t end = 0;
+  double originalTokens = 0;
+  double compressedTokens = 0;
+  double compressionRatio = 1;  // originalTokens / compressedTokens
+  Level level = Level::Compact;
+  double compressionNumber = 0;
+  bool hostSummary = false;  // "summarizer": "host" | "deterministic"
+  std::vector<U16> mergedFrom;
+  U16 status;      // archive only: "merged" | "undone"
+  U16 replacedBy;  // archive only, for "merged"
+};
+
+/// What changes when checkpoints change (small; copied for an operation, then committed).
+struct Ledger {
+  std::vector<Checkpoint> checkpoints;  // active, ordered by start, non-overlapping
+  std::vector<Checkpoint> archive;      // merged or undone, in the order they left
+  std::vector<Value> events;            // the session log
+  double compressions = 0;
+  double nextId = 1;
+  std::map<std::string, double> summaryTokens;  // host counts of the current summary messages
+};
+
+struct State {
+  Config config;
+  std::vector<Value> messages;  // the full history, exactly as added
+  std::vector<double> tokens;   // one count per message
+  Ledger ledger;
+};
+
+// ---- the host's part: answers so far, and what is still needed --------------------------------
+
+struct CountRequest {
+  std::string key;
+  Value message;
+};
+struct SummaryRequest {
+  std::string key;
+  U16 text;
+  double budget = 0;
+  Level level = Level::Compact;
+  std::size_t start = 0, end = 0;
+};
+struct Host {
+  std::map<std::string, double> counts;
+  std::map<std::string, std::optional<U16>> summaries;  // nullopt: failed -> deterministic
+  std::vector<CountRequest> pendingCounts;
+  std::vector<SummaryRequest> pendingSummaries;
+  bool pending() const { return !pendingCounts.empty() || !pendingSummaries.empty(); }
+};
+/// The key under which the host answers a count: "c" + FNV-1a-64 (hex) of the message's JSON.
+std::string countKey(const Value& message);
+
+// ---- results ----------------------------------------------------------------------------------
+
+struct Usage {
+  double system = 0, checkpoints = 0, recent = 0, conversation = 0, total = 0;
+  double available = 0, threshold = 0, percent = 0;
+  std::size_t messages = 0, activeCheckpoints = 0;
+  bool overThreshold = false, canCompress = false, shouldCompress = false;
+};
+
+struct Reason {
+  std::string code;
+  std::string message;
+};
+struct Validation {
+  bool fits = false;            // conversation <= available
+  bool underThreshold = false;  // conversation <= threshold
+  double tokens = 0;
+  double available = 0;
+  std::vector<Reason> reasons;
+};
+
+struct ViewResult {
+  std::vector<Value> messages;
+  std::vector<long> sources;  // history index of each message, -1 for a summary message
+  Usage usage;
+  Validation validation;
+};
+
+struct ProgressEvent {
+  const char* stage;  // identify, prepare, summarize, createCheckpoint, updateContext, validate
+  double percent;
+  std::string message;
+};
+
+struct CompressOutcome {
+  bool compressed = false;
+  std::optional<Checkpoint> checkpoint;
+  std::vector<U16> aged, merged;  // ids re-summarised lower / ids of new merged checkpoints
+  std::vector<ProgressEvent> progress;
+  Validation validation;
+  Usage usage;
+  bool again = false;  // still over the threshold and another compress can summarise more
+};
+
+struct UndoOutcome {
+  Checkpoint checkpoint;
+  Usage usage;
+};
+
+// ---- operations (on pending answers the state is left unchanged) -----------------------------
+
+/// Checks a configuration (InvalidInput, or BudgetTooSmall when nothing is available).
+Result<bool> checkConfig(const Config& config);
+/// Checks the invariants of a loaded state (counts, ranges at group starts, order, ids).
+Result<bool> checkState(const State& state);
+
+Result<bool> addMessages(State& state, std::vector<Value> messages, Host& host);
+Usage usage(const State& state, Host& host);
+ViewResult view(const State& state, Host& host);
+CompressOutcome compress(State& state, const Value& now, Host& host);
+Result<UndoOutcome> undo(State& state, std::u16string_view id, const Value& now, Host& host);
+
+/// The transcript of history[start, end) as summarizers read it (also the host's `text`).
+U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std::size_t end);
+/// The deterministic summary of history[start, end) in at most floor(3.5 * budget) units.
+U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
+                         double budget);
+
+}  // namespace cce::context

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: MIT
+// contextJson: request parsing, state (de)serialisation, the envelope and the pending protocol.
+#include "context/context_json.h"
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "jscompat/json_writer.h"
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+#include "json_io.h"
+
+namespace cce {
+namespace context {
+namespace {
+
+using json::Member;
+
+constexpr std::u16string_view kFormat = u"cce-context/1";
+
+Value number(double d) { return Value::fromNumber(d); }
+Value size(std::size_t n) { return Value::fromNumber(static_cast<double>(n)); }
+Value text(const std::string& utf8) { return Value::fromString(js::fromUtf8(utf8)); }
+
+Error invalid(std::string message, std::string path) {
+  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
+}
+
+std::string utf8(std::u16string_view s) { return js::toUtf8(s); }
+
+// Field readers: absent (or null) keeps the default; a wrong type is an InvalidInput at `path/key`.
+struct Reader {
+  const Value& object;
+  std::string path;
+  std::string name;  // for messages, e.g. "config"
+  Error error;
+  bool ok = true;
+
+  const Value* get(const char16_t* key) const {
+    const Value* v = object.find(key);
+    return v && !v->isNull() ? v : nullptr;
+  }
+  bool fail(const char16_t* key, const std::string& rule) {
+    if (ok) error = invalid(name + "." + utf8(key) + " " + rule, path + "/" + utf8(key));
+    ok = false;
+    return false;
+  }
+  bool number(const char16_t* key, double& out) {
+    const Value* v = get(key);
+    if (!v) return true;
+    if (!v->isNumber() || !std::isfinite(v->number)) return fail(key, "must be a finite number");
+    out = v->number;
+    return true;
+  }
+  bool optionalNumber(const char16_t* key, std::optional<double>& out) {
+    double d = 0;
+    if (!get(key)) return true;
+    if (!number(key, d)) return false;
+    out = d;
+    return true;
+  }
+  bool count(const char16_t* key, std::size_t& out) {
+    const Value* v = get(key);
+    if (!v) return true;
+    if (!v->isNumber() || v->number < 0 || v->number > 9007199254740991.0 ||
+        std::floor(v->number) != v->number) {
+      return fail(key, "must be a non-negative integer");
+    }
+    out = static_cast<std::size_t>(v->number);
+    return true;
+  }
+  bool boolean(const char16_t* key, bool& out) {
+    const Value* v = get(key);
+    if (!v) return true;
+    if (!v->isBool()) return fail(key, "must be a boolean");
+    out = v->boolean;
+    return true;
+  }
+  bool string(const char16_t* key, std::u16string& out) {
+    const Value* v = object.find(key);
+    if (!v || !v->isString()) return fail(key, "must be a string");
+    out = v->string;
+    return true;
+  }
+  bool required(const char16_t* key) { return get(key) ? true : fail(key, "is required"); }
+};
+
+Result<Config> parseConfig(const Value* value, const std::string& path) {
+  if (!value || !value->isObject()) return invalid("config must be an object", path);
+  Config c;
+  Reader r{*value, path, "config", {}};
+  r.required(u"contextWindow") && r.number(u"contextWindow", c.contextWindow) &&
+      r.optionalNumber(u"systemPromptTokens", c.systemPromptTokens) &&
+      r.number(u"promptBudget", c.promptBudget) && r.number(u"safetyMargin", c.safetyMargin) &&
+      r.number(u"threshold", c.threshold) && r.count(u"keepLast", c.keepLast) &&
+      r.count(u"keepFirst", c.keepFirst) &&
+      r.optionalNumber(u"summaryInputTokens", c.summaryInputTokens) &&
+      r.count(u"maxCheckpoints", c.maxCheckpoints) && r.count(u"ageAfter", c.ageAfter) &&
+      r.boolean(u"tokenCounter", c.tokenCounter) && r.boolean(u"summarizer", c.summarizer);
+  if (!r.ok) return r.error;
+  if (Result<bool> ok = checkConfig(c); !ok) {
+    Error e = ok.error();
+    if (e.path.rfind("/config", 0) == 0) e.path = path + e.path.substr(7);
+    return e;
+  }
+  return c;
+}
+
+Value configJson(const Config& c) {
+  Value o = Value::object();
+  o.members.push_back({u"contextWindow", number(c.contextWindow)});
+  if (c.systemPromptTokens)
+    o.members.push_back({u"systemPromptTokens", number(*c.systemPromptTokens)});
+  o.members.push_back({u"promptBudget", number(c.promptBudget)});
+  o.members.push_back({u"safetyMargin", number(c.safetyMargin)});
+  o.members.push_back({u"threshold", number(c.threshold)});
+  o.members.push_back({u"keepLast", size(c.keepLast)});
+  o.members.push_back({u"keepFirst", size(c.keepFirst)});
+  if (c.summaryInputTokens)
+    o.members.push_back({u"summaryInputTokens", number(*c.summaryInputTokens)});
+  o.members.push_back({u"maxCheckpoints", size(c.maxCheckpoints)});
+  o.members.push_back({u"ageAfter", size(c.ageAfter)});
+  o.members.push_back({u"tokenCounter", Value::fromBool(c.tokenCounter)});
+  o.members.push_back({u"summarizer", Value::fromBool(c.summarizer)});
+  return o;
+}
+
+Value idList(const std::vector<std::u16string>& ids) {
+  Value a = Value::array();
+  for (const auto& id : ids) a.items.push_back(Value::fromString(id));
+  return a;
+}
+
+Result<Checkpoint> parseCheckpoint(const Value& v, const std::string& path) {
+  if (!v.isObject()) return invalid("a checkpoint must be an object", path);
+  Checkpoint cp;
+  Reader r{v, path, "checkpoint", {}};
+  std::u16string level, summarizer;
+  const Value* range = v.find(u"messageRange");
+  double start = -1, end = -1;
+  if (range && range->isObject()) {
+    Reader rr{*range, path + "/messageRange", "checkpoint.messageRange", {}};
+    std::size_t s = 0, e = 0;
+    if (!(rr.required(u"start") && rr.count(u"start", s) && rr.required(u"end") &&
+          rr.count(u"end", e))) {
+      return rr.error;
+    }
+    start = static_cast<double>(s);
+    end = static_cast<double>(e);
+  }
+  if (start < 0)
+    return invalid("checkpoint.messageRange must be {start, end}", path + "/messageRange");
+  cp.start = static_cast<std::size_t>(start);
+  cp.end = static_cast<std::size_t>(end);
+  r.string(u"id", cp.id) && r.string(u"summary", cp.summary) && r.string(u"level", level) &&
+      r.required(u"originalTokens") && r.number(u"originalTokens", cp.originalTokens) &&
+      r.required(u"compressedTokens") && r.number(u"compressedTokens", cp.compressedTokens) &&
+      r.required(u"compressionRatio") && r.number(u"compressionRatio", cp.compressionRatio) &&
+      r.required(u"compressionNumber") && r.number(u"compressionNumber", cp.compressionNumber) &&
+      r.string(u"summarizer", summarizer);
+  if (!r.ok) return r.error;
+  std::optional<Level> parsedLevel = levelFromName(level);
+  if (!parsedLevel)
+    return invalid("checkpoint.level must be compact, moderate or detailed", path + "/level");
+  cp.level = *parsedLevel;
+  if (summarizer != u"host" && summarizer != u"deterministic") {
+    return invalid("checkpoint.summarizer must be \"host\" or \"deterministic\"",
+                   path + "/summarizer");
+  }
+  cp.hostSummary = summarizer == u"host";
+  if (const Value* at = v.find(u"createdAt")) cp.createdAt = *at;
+  const Value* ids = v.find(u"originalMessageIds");
+  if (!ids || !ids->isArray()) {
+    return invalid("checkpoint.originalMessageIds must be an array", path + "/originalMessageIds");
+  }
+  cp.originalMessageIds = ids->items;
+  if (const Value* merged = v.find(u"mergedFrom"); merged && !merged->isNull()) {
+    if (!merged->isArray())
+      return invalid("checkpoint.mergedFrom must be an array", path + "/mergedFrom");
+    for (const Value& id : merged->items) {
+      if (!id.isString())
+        return invalid("checkpoint.mergedFrom must hold ids", path + "/mergedFrom");
+      cp.mergedFrom.push_back(id.string);
+    }
+  }
+  if (const Value* status = v.find(u"status"); status && status->isString())
+    cp.status = status->string;
+  if (const Value* by = v.find(u"replacedBy"); by && by->isString()) cp.replacedBy = by->string;
+  return cp;
+}
+
+Result<std::vector<Checkpoint>> parseCheckpoints(const Value* v, const std::string& path) {
+  std::vector<Checkpoint> out;
+  if (!v || v->isNull()) return out;
+  if (!v->isArray()) return invalid("state" + path.substr(6) + " must be an array", path);
+  for (std::size_t i = 0; i < v->items.size(); ++i) {
+    Result<Checkpoint> cp = parseCheckpoint(v->items[i], path + "/" + std::to_string(i));
+    if (!cp) return cp.error();
+    out.push_back(std::move(cp.value()));
+  }
+  return out;
+}
+
+Value progressJson(const std::vector<ProgressEvent>& events) {
+  Value a = Value::array();
+  for (const ProgressEvent& e : events) {
+    Value o = Value::object();
+    o.members.push_back({u"stage", Value::fromString(js::fromAscii(e.stage))});
+    o.members.push_back({u"percent", number(e.percent)});
+    o.members.push_back({u"message", text(e.message)});
+    a.items.push_back(std::move(o));
+  }
+  return a;
+}
+
+Value validationJson(const Validation& v) {
+  Value o = Value::object();
+  o.members.push_back({u"fits", Value::fromBool(v.fits)});
+  o.members.push_back({u"underThreshold", Value::fromBool(v.underThreshold)});
+  o.members.push_back({u"tokens", number(v.tokens)});
+  o.members.push_back({u"available", number(v.available)});
+  Value reasons = Value::array();
+  for (const Reason& r : v.reasons) {
+    Value item = Value::object();
+    item.members.push_back({u"code", text(r.code)});
+    item.members.push_back({u"message", text(r.message)});
+    reasons.items.push_back(std::move(item));
+  }
+  o.members.push_back({u"reasons", std::move(reasons)});
+  return o;
+}
+
+Value rangeJson(std::size_t start, std::size_t end) {
+  Value r = Value::object();
+  r.members.push_back({u"start", size(start)});
+  r.members.push_back({u"end", size(end)});
+  return r;
+}
+
+Value pendingJson(const Host& host, const std::vector<ProgressEvent>& progress) {
+  Value pending = Value::object();
+  if (!host.pendingCounts.empty()) {
+    Value list = Value::array();
+    for (const CountRequest& r : host.pendingCounts) {
+      Value item = Value::object();
+      item.members.push_back({u"key", text(r.key)});
+      item.members.push_back({u"message", r.message});
+      list.items.push_back(std::move(item));
+    }
+    pending.members.push_back({u"counts", std::move(list)});
+  }
+  if (!host.pendingSummaries.empty()) {
+    Value list = Value::array();
+    for (const SummaryRequest& r : host.pendingSummaries) {
+      Value item = Value::object();
+      item.members.push_back({u"key", text(r.key)});
+      item.members.push_back({u"text", Value::fromString(r.text)});
+      item.members.push_back({u"budget", number(r.budget)});
+      item.members.push_back({u"level", Value::fromString(js::fromAscii(levelName(r.level)))});
+      item.members.push_back({u"messageRange", rangeJson(r.start, r.end)});
+      list.items.push_back(std::move(item));
+    }
+    pending.members.push_back({u"summaries", std::move(list)});
+  }
+  pending.members.push_back({u"progress", progressJson(progress)});
+  return pending;
+}
+
+Result<bool> readHost(const Value* host, Host& out) {
+  if (!host || host->isNull()) return true;
+  if (!host->isObject()) return invalid("host must be an object", "/host");
+  if (const Value* counts = host->find(u"counts"); counts && !counts->isNull()) {
+    if (!counts->isObject()) return invalid("host.counts must be an object", "/host/counts");
+    for (const Member& m : counts->members) {
+      if (!m.value.isNumber() || !std::isfinite(m.value.number) || m.value.number < 0) {
+        return invalid("host.counts values must be non-negative numbers",
+                       "/host/counts/" + utf8(m.key));
+      }
+      out.counts[utf8(m.key)] = m.value.number;
+    }
+  }
+  if (const Value* summaries = host->find(u"summaries"); summaries && !summaries->isNull()) {
+    if (!summaries->isObject())
+      return invalid("host.summaries must be an object", "/host/summaries");
+    for (const Member& m : summaries->members) {
+      out.summaries[utf8(m.key)] =
+          m.value.isString() ? std::optional<std::u16string>(m.value.string) : std::nullopt;
+    }
+  }
+  return true;
+}
+
+std::string envelope(const char* field, const Value& payload) {
+  std::string out = "{\"ok\":true,\"";
+  out += field;
+  out += "\":";
+  js::writeJson(payload, out);
+  out += "}";
+  return out;
+}
+
+std::string errorEnvelope(const Error& error) {
+  std::string out = "{\"ok\":false,\"error\":{\"code\":\"";
+  out += errorCodeName(error.code);
+  out += "\",\"message\":";
+  js::writeJsonString(js::fromUtf8(error.message), out);
+  out += ",\"path\":";
+  js::writeJsonString(js::fromUtf8(error.path), out);
+  out += "}}";
+  return out;
+}
+
+Result<std::vector<Value>> takeMessages(Value& request, const char* op) {
+  Value* list = request.find(u"messages");
+  if (!list || !list->isArray()) {
+    return invalid(std::string(op) + "(): messages must be an array", "/messages");
+  }
+  for (std::size_t i = 0; i < list->items.size(); ++i) {
+    if (!list->items[i].isObject()) {
+      return invalid(std::string(op) + "(): messages[" + std::to_string(i) + "] must be an object",
+                     "/messages/" + std::to_string(i));
+    }
+  }
+  return std::move(list->items);
+}
+
+Value messagesJson(std::vector<Value>&& messages) {
+  Value a = Value::array();
+  a.items = std::move(messages);
+  return a;
+}
+
+// The state is not used after the response is built, so its history moves instead of copying.
+Value withState(State& st, Value out) {
+  std::vector<Value> history = std::move(st.messages);
+  st.messages.clear();
+  Value state = stateToJson(st);
+  state.find(u"messages")->items = std::move(history);
+  Value o = Value::object();
+  o.members.push_back({u"state", std::move(state)});
+  for (Member& m : out.members) o.members.push_back(std::move(m));
+  return o;
+}
+
+}  // namespace
+
+Result<Config> configFromJson(const Value* value) { return parseConfig(value, "/config"); }
+
+Value usageToJson(const Usage& u) {
+  Value o = Value::object();
+  o.members.push_back({u"system", number(u.system)});
+  o.members.push_back({u"checkpoints", number(u.checkpoints)});
+  o.members.push_back({u"recent", number(u.recent)});
+  o.members.push_back({u"conversation", number(u.conversation)});
+  o.members.push_back({u"total", number(u.total)});
+  o.members.push_back({u"available", number(u.available)});
+  o.members.push_back({u"threshold", number(u.threshold)});
+  o.members.push_back({u"percent", number(u.percent)});
+  o.members.push_back({u"messages", size(u.messages)});
+  o.members.push_back({u"activeCheckpoints", size(u.activeCheckpoints)});
+  o.members.push_back({u"overThreshold", Value::fromBool(u.overThreshold)});
+  o.members.push_back({u"canCompress", Value::fromBool(u.canCompress)});
+  o.members.push_back({u"shouldCompress", Value::fromBool(u.shouldCompress)});
+  return o;
+}
+
+Value checkpointToJson(const Checkpoint& cp) {
+  Value o = Value::object();
+  o.members.push_back({u"id", Value::fromString(cp.id)});
+  o.members.push_back({u"createdAt", cp.createdAt});
+  o.members.push_back({u"summary", Value::fromString(cp.summary)});
+  Value ids = Value::array();
+  ids.items = cp.originalMessageIds;
+  o.members.push_back({u"originalMessageIds", std::move(ids)});
+  o.members.push_back({u"messageRange", rangeJson(cp.start, cp.end)});
+  o.members.push_back({u"originalTokens", number(cp.originalTokens)});
+  o.members.push_back({u"compressedTokens", number(cp.compressedTokens)});
+  o.members.push_back({u"compressionRatio", number(cp.compressionRatio)});
+  o.members.push_back({u"level", Value::fromString(js::fromAscii(levelName(cp.level)))});
+  o.members.push_back({u"compressionNumber", number(cp.compressionNumber)});
+  o.members.push_back(
+      {u"summarizer", Value::fromString(cp.hostSummary ? u"host" : u"deterministic")});
+  if (!cp.mergedFrom.empty()) o.members.push_back({u"mergedFrom", idList(cp.mergedFrom)});
+  if (!cp.status.empty()) o.members.push_back({u"status", Value::fromString(cp.status)});
+  if (!cp.replacedBy.empty())
+    o.members.push_back({u"replacedBy", Value::fromString(cp.replacedBy)});
+  return o;
+}
+
+Value stateToJson(const State& st) {
+  Value o = Value::object();
+  o.members.push_back({u"format", Value::fromString(std::u16string(kFormat))});
+  o.members.push_back({u"config", configJson(st.config)});
+  Value messages = Value::array();
+  messages.items = st.messages;
+  o.members.push_back({u"messages", std::move(messages)});
+  Value tokens = Value::array();
+  for (double t : st.tokens) tokens.items.push_back(number(t));
+  o.members.push_back({u"tokens", std::move(tokens)});
+  Value active = Value::array();
+  for (const Checkpoint& cp : st.ledger.checkpoints) active.items.push_back(checkpointToJson(cp));
+  o.members.push_back({u"checkpoints", std::move(active)});
+  Value archive = Value::array();
+  for (const Checkpoint& cp : st.ledger.archive) archive.items.push_back(checkpointToJson(cp));
+  o.members.push_back({u"archive", std::move(archive)});
+  Value events = Value::array();
+  events.items = st.ledger.events;
+  o.members.push_back({u"events", std::move(events)});
+  o.members.push_back({u"compressions", number(st.ledger.compressions)});
+  o.members.push_back({u"nextId", number(st.ledger.nextId)});
+  Value counts = Value::object();
+  for (const auto& [key, n] : st.ledger.summaryTokens) {
+    counts.members.push_back({js::fromAscii(key), number(n)});
+  }
+  o.members.push_back({u"summaryTokens", std::move(counts)});
+  return o;
+}
+
+Result<State> stateFromJson(Value&& v) {
+  if (!v.isObject()) return invalid("state must be an object", "/state");
+  const Value* format = v.find(u"format");
+  if (!format || !format->isString() || format->string != kFormat) {
+    return invalid("state.format must be \"cce-context/1\"", "/state/format");
+  }
+  State st;
+  Result<Config> config = parseConfig(v.find(u"config"), "/state/config");
+  if (!config) return config.error();
+  st.config = config.value();
+  Value* messages = v.find(u"messages");
+  if (!messages || !messages->isArray()) {
+    return invalid("state.messages must be an array", "/state/messages");
+  }
+  for (std::size_t i = 0; i < messages->items.size(); ++i) {
+    const Value& m = messages->items[i];
+    const Value* role = m.isObject() ? m.find(u"role") : nullptr;
+    if (!role || !role->isString()) {
+      return invalid("state.messages[" + std::to_string(i) + "] must be an object with a role",
+                     "/state/messages/" + std::to_string(i));
+    }
+  }
+  st.messages = std::move(messages->items);
+  const Value* tokens = v.find(u"tokens");
+  if (!tokens || !tokens->isArray())
+    return invalid("state.tokens must be an array", "/state/tokens");
+  for (const Value& t : tokens->items) {
+    if (!t.isNumber()) return invalid("state.tokens must be numbers", "/state/tokens");
+    st.tokens.push_back(t.number);
+  }
+  Result<std::vector<Checkpoint>> active =
+      parseCheckpoints(v.find(u"checkpoints"), "/state/checkpoints");
+  if (!active) return active.error();
+  st.ledger.checkpoints = std::move(active.value());
+  Result<std::vector<Checkpoint>> archive = parseCheckpoints(v.find(u"archive"), "/state/archive");
+  if (!archive) return archive.error();
+  st.ledger.archive = std::move(archive.value());
+  if (Value* events = v.find(u"events"); events && events->isArray()) {
+    st.ledger.events = std::move(events->items);
+  }
+  Reader r{v, "/state", "state", {}};
+  if (!(r.number(u"compressions", st.ledger.compressions) &&
+        r.number(u"nextId", st.ledger.nextId))) {
+    return r.error;
+  }
+  if (const Value* counts = v.find(u"summaryTokens"); counts && counts->isObject()) {
+    for (const Member& m : counts->members) {
+      if (m.value.isNumber()) st.ledger.summaryTokens[utf8(m.key)] = m.value.number;
+    }
+  }
+  if (Result<bool> ok = checkState(st); !ok) return ok.error();
+  return st;
+}
+
+}  // namespace context
+
+std::string contextJson(std::string_view requestText) {
+  using namespace context;
+  Result<Value> parsed = parseJson(requestText);
+  if (!parsed) return errorEnvelope(parsed.error());
+  Value& request = parsed.value();
+  if (!request.isObject()) return errorEnvelope(invalid("request must be a JSON object", ""));
+  const Value* opValue = request.find(u"op");
+  if (!opValue || !opValue->isString()) return errorEnvelope(invalid("op must be a string", "/op"));
+  const std::string op = js::toUtf8(opValue->string);
+
+  // Stateless utilities over a message list.
+  if (op == "fold" || op == "unfold" || op == "recover" || op == "check") {
+    Result<std::vector<Value>> messages = takeMessages(request, op.c_str());
+    if (!messages) return errorEnvelope(messages.error());
+    Value out = Value::object();
+    if (op == "fold" || op == "unfold") {
+      std::vector<Value> result =
+          op == "fold" ? foldToolChains(messages.value()) : unfoldToolChains(messages.value());
+      out.members.push_back({u"messages", messagesJson(std::move(result))});
+    } else if (op == "recover") {
+      double keepLast = 5;
+      Reader r{request, "", "recover()", {}};
+      std::size_t k = 5;
+      if (!r.count(u"keepLast", k)) return errorEnvelope(r.error);
+      keepLast = static_cast<double>(k);
+      Result<RecoveredProgress> p = recoverProgress(messages.value(), keepLast);
+      if (!p) return errorEnvelope(p.error());
+      out.members.push_back({u"found", Value::fromBool(p->found)});
+      out.members.push_back({u"summaryIndex", p->found ? size(p->summaryIndex) : Value::null()});
+      out.members.push_back({u"coveredUntil", number(p->coveredUntil)});
+      out.members.push_back({u"originalCount", number(p->originalCount)});
+      out.members.push_back({u"target", number(p->target)});
+      out.members.push_back({u"alignedTarget", number(p->alignedTarget)});
+    } else {
+      Value issues = Value::array();
+      for (const StructureIssue& issue : checkStructure(messages.value())) {
+        Value item = Value::object();
+        item.members.push_back(
+            {u"kind", Value::fromString(js::fromAscii(structureIssueName(issue.kind)))});
+        item.members.push_back({u"index", size(issue.index)});
+        issues.items.push_back(std::move(item));
+      }
+      out.members.push_back({u"issues", std::move(issues)});
+    }
+    return envelope("output", out);
+  }
+
+  if (op == "create") {
+    Result<Config> config = configFromJson(request.find(u"config"));
+    if (!config) return errorEnvelope(config.error());
+    State st;
+    st.config = config.value();
+    Host host;
+    Value out = Value::object();
+    out.members.push_back({u"usage", usageToJson(usage(st, host))});
+    return envelope("output", withState(st, std::move(out)));
+  }
+
+  const bool known = op == "add" || op == "usage" || op == "shouldCompress" || op == "compress" ||
+                     op == "view" || op == "undo";
+  if (!known) return errorEnvelope(invalid("unknown op \"" + op + "\"", "/op"));
+
+  Value* stateValue = request.find(u"state");
+  if (!stateValue) return errorEnvelope(invalid("state is required", "/state"));
+  Result<State> loaded = stateFromJson(std::move(*stateValue));
+  if (!loaded) return errorEnvelope(loaded.error());
+  State& st = loaded.value();
+  Host host;
+  if (Result<bool> ok = readHost(request.find(u"host"), host); !ok)
+    return errorEnvelope(ok.error());
+  const Value* nowValue = request.find(u"now");
+  const Value now = nowValue ? *nowValue : Value::null();
+  Value out = Value::object();
+
+  if (op == "add") {
+    std::vector<Value> messages;
+    if (Value* one = request.find(u"message"); one && !request.find(u"messages")) {
+      messages.push_back(std::move(*one));
+    } else {
+      Result<std::vector<Value>> list = takeMessages(request, "add");
+      if (!list) return errorEnvelope(list.error());
+      messages = std::move(list.value());
+    }
+    Result<bool> ok = addMessages(st, std::move(messages), host);
+    if (!ok) return errorEnvelope(ok.error());
+    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    Usage u = usage(st, host);
+    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    out.members.push_back({u"usage", usageToJson(u)});
+    return envelope("output", withState(st, std::move(out)));
+  }
+  if (op == "usage" || op == "shouldCompress") {
+    Usage u = usage(st, host);
+    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    if (op == "shouldCompress")
+      out.members.push_back({u"shouldCompress", Value::fromBool(u.shouldCompress)});
+    out.members.push_back({u"usage", usageToJson(u)});
+    return envelope("output", out);
+  }
+  if (op == "view") {
+    ViewResult v = view(st, host);
+    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
+    out.members.push_back({u"validation", validationJson(v.validation)});
+    out.members.push_back({u"usage", usageToJson(v.usage)});
+    return envelope("output", out);
+  }
+  if (op == "undo") {
+    const Value* id = request.find(u"checkpoint");
+    if (!id || !id->isString())
+      return errorEnvelope(invalid("undo(): checkpoint must be an id", "/checkpoint"));
+    Result<UndoOutcome> undone = undo(st, id->string, now, host);
+    if (!undone) return errorEnvelope(undone.error());
+    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    out.members.push_back({u"checkpoint", checkpointToJson(undone->checkpoint)});
+    out.members.push_back({u"usage", usageToJson(undone->usage)});
+    return envelope("output", withState(st, std::move(out)));
+  }
+  // compress
+  CompressOutcome c = compress(st, now, host);
+  if (host.pending()) return envelope("pending", pendingJson(host, c.progress));
+  out.members.push_back({u"compressed", Value::fromBool(c.compressed)});
+  out.members.push_back(
+      {u"checkpoint", c.checkpoint ? checkpointToJson(*c.checkpoint) : Value::null()});
+  out.members.push_back({u"aged", idList(c.aged)});
+  out.members.push_back({u"merged", idList(c.merged)});
+  out.members.push_back({u"progress", progressJson(c.progress)});
+  out.members.push_back({u"validation", validationJson(c.validation)});
+  out.members.push_back({u"usage", usageToJson(c.usage)});
+  out.members.push_back({u"again", Value::fromBool(c.again)});
+  return envelope("output", withState(st, std::move(out)));
+}
+
+}  // namespace cce

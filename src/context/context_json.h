@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// contextJson: the context manager as pure functions over a serialised state.
+//
+// Every call is `state + operation -> new state + result`; nothing is kept between calls, so a JS
+// `ContextManager` holds the state object, sends it with each operation and keeps what comes back
+// (toJSON() is the state itself, fromJSON() any state a previous call returned). Rules (budget,
+// boundaries, levels, aging, summary roles) are documented in context.h. Each call parses and
+// writes the whole state, history included, so its cost grows with the session's size.
+//
+// Request: {"op": OP, "state": STATE, ...operation fields..., "host": HOST}
+//
+//   op "create"          {"config": CONFIG}                        -> {"state", "usage"}
+//   op "add"             {"state", "messages": [m, ...]} or {"state", "message": m}
+//                                                                  -> {"state", "usage"}
+//   op "usage"           {"state"}                                 -> {"usage"}
+//   op "shouldCompress"  {"state"}                                 -> {"shouldCompress", "usage"}
+//   op "compress"        {"state", "now": any}                     -> {"state", "compressed",
+//                          "checkpoint": CHECKPOINT | null, "aged": [id], "merged": [id],
+//                          "progress": [PROGRESS], "validation": VALIDATION, "usage", "again"}
+//   op "view"            {"state"}                                 -> {"messages", "validation",
+//                                                                      "usage"}
+//   op "undo"            {"state", "checkpoint": id, "now": any}   -> {"state", "checkpoint",
+//                                                                      "usage"}
+//   op "fold" / "unfold" {"messages": [...]}                       -> {"messages"}
+//   op "recover"         {"messages": [...], "keepLast": 5}        -> {"found", "summaryIndex",
+//                          "coveredUntil", "originalCount", "target", "alignedTarget"}
+//   op "check"           {"messages": [...]}                       -> {"issues": [ISSUE]}
+//   (ISSUE = {"kind": "orphanToolResult"|"missingToolResult"|"roleRepeat"|"firstNotUser", "index"})
+//
+// `now` is stored verbatim as createdAt / the event time (the core never reads a clock; null when
+// absent). `again` is true when the view is still over the threshold (or does not fit) and another
+// compress can summarise more (e.g. after trimming for the summarizer's input window).
+//
+// CONFIG: {"contextWindow": n, "systemPromptTokens"?: n, "promptBudget": 0, "safetyMargin": 0,
+//          "threshold": 0.75, "keepLast": 5, "keepFirst": 0, "summaryInputTokens"?: n,
+//          "maxCheckpoints": 4, "ageAfter": 2, "tokenCounter": false, "summarizer": false}
+// USAGE:  {"system", "checkpoints", "recent", "conversation", "total", "available", "threshold",
+//          "percent", "messages", "activeCheckpoints", "overThreshold", "canCompress",
+//          "shouldCompress"}   (conversation = checkpoints + recent; total = system + conversation;
+//          percent = conversation / available, one decimal; shouldCompress = overThreshold &&
+//          canCompress, so a host loop `while (shouldCompress) compress()` always ends)
+// CHECKPOINT: {"id", "createdAt", "summary", "originalMessageIds", "messageRange": {"start","end"}
+//          (history indices, end exclusive), "originalTokens", "compressedTokens",
+//          "compressionRatio" (original / compressed), "level": "compact"|"moderate"|"detailed",
+//          "compressionNumber", "summarizer": "deterministic"|"host", "mergedFrom"?: [id],
+//          "status"?: "merged"|"undone", "replacedBy"?: id}     (status/replacedBy: archive only)
+// PROGRESS: {"stage": "identify"|"prepare"|"summarize"|"createCheckpoint"|"updateContext"|
+//          "validate", "percent": 10|25|60|75|90|100, "message"}
+// VALIDATION: {"fits", "underThreshold", "tokens", "available",
+//          "reasons": [{"code", "message"}]}; codes: overAvailable, lastGroupTooLarge,
+//          recentTooLarge, summariesTooLarge, headTooLarge, compressAgain, overThreshold,
+//          nothingToCompress, summaryInputTooSmall, summaryInputTrimmed, structure (a view
+//          problem the history does not have; never expected)
+// STATE:  {"format": "cce-context/1", "config", "messages": [history as added], "tokens": [n],
+//          "checkpoints": [active CHECKPOINT], "archive": [CHECKPOINT], "events": [EVENT],
+//          "compressions", "nextId", "summaryTokens": {key: n}}
+// EVENT:  {"type": "create"|"merge"|"age"|"undo", "checkpoint": id, "at": now, ...}
+//
+// Pending protocol (config.tokenCounter / config.summarizer): when the host must count or
+// summarise, the answer is
+//   {"ok":true,"pending":{"counts":[{"key","message"}],
+//                         "summaries":[{"key","text","budget","level","messageRange"}],
+//                         "progress":[PROGRESS so far]}}
+// The host counts each message / summarises each text (budget in tokens; messageRange indexes the
+// state's history, for hosts that prefer to summarise the message objects), then repeats the same
+// request with HOST = {"counts": {key: n}, "summaries": {key: "text" | null}} (answers accumulate
+// across rounds; null: the summarizer failed, use the deterministic summary). A host summary is
+// accepted when it is a non-empty string shorter than `text`. The state is unchanged until the call
+// that needs nothing more; at most two rounds per compress (summaries, then counts).
+//
+// Envelope and errors as cce::compressJson: {"ok":true,"output":{...}} |
+// {"ok":false,"error":{"code","message","path"}} with cce::ErrorCode names (BudgetTooSmall when
+// the configuration leaves no tokens for the conversation).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "context/context.h"
+#include "json/value.h"
+#include "status.h"
+
+namespace cce {
+
+std::string contextJson(std::string_view request);
+
+namespace context {
+
+/// STATE <-> json (the wire form above). Parsing checks every invariant (checkState).
+json::Value stateToJson(const State& state);
+Result<State> stateFromJson(json::Value&& value);
+json::Value checkpointToJson(const Checkpoint& cp);
+json::Value usageToJson(const Usage& usage);
+Result<Config> configFromJson(const json::Value* value);
+
+}  // namespace context
+}  // namespace cce

@@ -1,0 +1,1088 @@
+// SPDX-License-Identifier: MIT
+// Tests for the context manager: arithmetic, boundaries, checkpoints, aging, JSON, real replays.
+#include "context/context.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "context/context_json.h"
+#include "context/tool_groups.h"
+#include "jscompat/json_writer.h"
+#include "jscompat/string.h"
+#include "json_io.h"
+#include "summarizer.h"
+#include "types.h"
+
+#ifndef CCE_SHARED_DIR
+#define CCE_SHARED_DIR "../shared"
+#endif
+
+namespace {
+
+using cce::json::Value;
+using namespace cce::context;
+
+Value parse(const std::string& text) {
+  cce::Result<Value> v = cce::parseJson(text);
+  if (!v) {
+    std::fprintf(stderr, "test JSON does not parse: %s\n", v.error().message.c_str());
+    std::abort();
+  }
+  return std::move(v.value());
+}
+
+std::string json(const Value& v) { return cce::js::toJson(v); }
+std::u16string u16(const std::string& s) { return cce::js::fromUtf8(s); }
+std::string u8(std::u16string_view s) { return cce::js::toUtf8(s); }
+
+// Content of exactly `tokens` default tokens: ceil(floor(3.5 t) / 3.5) == t.
+std::string textOfTokens(double tokens, char fill = 'x') {
+  return std::string(static_cast<std::size_t>(std::floor(3.5 * tokens)), fill);
+}
+
+Value message(const std::string& role, const std::string& content, const std::string& id = "") {
+  Value m = Value::object();
+  if (!id.empty()) m.members.push_back({u"id", Value::fromString(u16(id))});
+  m.members.push_back({u"role", Value::fromString(u16(role))});
+  m.members.push_back({u"content", Value::fromString(u16(content))});
+  return m;
+}
+
+Value assistantCalls(const std::vector<std::string>& ids, const std::string& content = "") {
+  Value m = message("assistant", content);
+  Value calls = Value::array();
+  for (const std::string& id : ids) {
+    calls.items.push_back(parse(
+        R"({"id":")" + id +
+        R"(","type":"function","function":{"name":"read",)"
+        R"("arguments":"{\"path\":\"a<b>.txt\"}"}})"));
+  }
+  m.members.push_back({u"tool_calls", std::move(calls)});
+  return m;
+}
+
+Value toolResult(const std::string& id, const std::string& content) {
+  Value m = Value::object();
+  m.members.push_back({u"role", Value::fromString(u"tool")});
+  m.members.push_back({u"tool_call_id", Value::fromString(u16(id))});
+  m.members.push_back({u"content", Value::fromString(u16(content))});
+  return m;
+}
+
+// A conversation from a role pattern: s system, u user, a assistant, A assistant with one call,
+// t tool result (answers the last call). Every message gets `tokens` default tokens of content.
+std::vector<Value> fromPattern(const std::string& pattern, double tokens = 10) {
+  std::vector<Value> out;
+  std::string lastCall;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    std::string id = "m" + std::to_string(i);
+    std::string text = textOfTokens(tokens, static_cast<char>('a' + i % 26));
+    switch (pattern[i]) {
+      case 's': out.push_back(message("system", text, id)); break;
+      case 'u': out.push_back(message("user", text, id)); break;
+      case 'a': out.push_back(message("assistant", text, id)); break;
+      case 'A': {
+        lastCall = "call" + std::to_string(i);
+        Value m = assistantCalls({lastCall}, text);
+        m.members.insert(m.members.begin(), {u"id", Value::fromString(u16(id))});
+        out.push_back(std::move(m));
+        break;
+      }
+      case 't': {
+        Value m = toolResult(lastCall, text);
+        m.members.insert(m.members.begin(), {u"id", Value::fromString(u16(id))});
+        out.push_back(std::move(m));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+State stateWith(const Config& config, std::vector<Value> messages) {
+  State st;
+  st.config = config;
+  Host host;
+  REQUIRE(addMessages(st, std::move(messages), host));
+  REQUIRE_FALSE(host.pending());
+  return st;
+}
+
+Config bigWindow(std::size_t keepLast = 5, std::size_t keepFirst = 0) {
+  Config c;
+  c.contextWindow = 1000000;
+  c.keepLast = keepLast;
+  c.keepFirst = keepFirst;
+  return c;
+}
+
+Value envelopeOutput(const std::string& response) {
+  Value v = parse(response);
+  const Value* ok = v.find(u"ok");
+  if (!ok || !ok->boolean) {
+    std::fprintf(stderr, "unexpected envelope: %s\n", response.substr(0, 400).c_str());
+    return Value::null();
+  }
+  const Value* out = v.find(u"output");
+  return out ? *out : Value::null();
+}
+
+std::string requestWith(const std::string& op, const Value& state, const std::string& extra = "") {
+  return R"({"op":")" + op + R"(","state":)" + json(state) + extra + "}";
+}
+
+}  // namespace
+
+TEST_SUITE("context") {
+  TEST_CASE("computes available tokens and the trigger as documented") {
+    struct Case {
+      double window;
+      const char* systemPromptTokens;  // JSON value or "" for absent
+      double prompt, margin, threshold;
+      double available, trigger;
+    };
+    const Case cases[] = {
+        {6963, "500", 1000, 1000, 0.75, 4463, 3347},  // the issue's example: 3347.25 -> 3347
+        {100, "0", 0, 0, 0.29, 100, 29},              // 0.29 * 100 = 28.999999999999996
+        {8000, "", 0, 0, 1, 8000, 8000},
+        {10000, "1234", 500, 266, 0.5, 8000, 4000},
+        {4001, "0", 0, 0, 0.75, 4001, 3000},  // 3000.75
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.window);
+      CAPTURE(c.threshold);
+      std::string config = R"({"contextWindow":)" + std::to_string(c.window) +
+                           (std::string(c.systemPromptTokens).empty()
+                                ? std::string()
+                                : std::string(R"(,"systemPromptTokens":)") + c.systemPromptTokens) +
+                           R"(,"promptBudget":)" + std::to_string(c.prompt) +
+                           R"(,"safetyMargin":)" + std::to_string(c.margin) + R"(,"threshold":)" +
+                           cce::js::toUtf8(u16(std::to_string(c.threshold))) + "}";
+      Value out = envelopeOutput(cce::contextJson(R"({"op":"create","config":)" + config + "}"));
+      REQUIRE(out.isObject());
+      const Value* usage = out.find(u"usage");
+      CHECK(usage->find(u"available")->number == c.available);
+      CHECK(usage->find(u"threshold")->number == c.trigger);
+    }
+  }
+
+  TEST_CASE("triggers strictly above the threshold (3347 no, 3348 yes)") {
+    Config c;
+    c.contextWindow = 6963;
+    c.systemPromptTokens = 500;
+    c.promptBudget = 1000;
+    c.safetyMargin = 1000;
+    c.keepLast = 1;
+    const struct {
+      double tokens;
+      bool over;
+    } cases[] = {{3347, false}, {3348, true}};
+    for (const auto& k : cases) {
+      CAPTURE(k.tokens);
+      State st = stateWith(c, {message("user", textOfTokens(1000)),
+                               message("assistant", textOfTokens(k.tokens - 1000))});
+      Host host;
+      Usage u = usage(st, host);
+      CHECK(u.conversation == k.tokens);
+      CHECK(u.overThreshold == k.over);
+      CHECK(u.shouldCompress == k.over);
+      CHECK(u.percent == std::floor(k.tokens * 1000 / 4463 + 0.5) / 10);
+    }
+  }
+
+  TEST_CASE("counts the leading system messages as the system prompt when no size is given") {
+    Config c = bigWindow();
+    c.contextWindow = 5000;
+    State st =
+        stateWith(c, {message("system", textOfTokens(300)), message("system", textOfTokens(200)),
+                      message("user", textOfTokens(40)), message("system", textOfTokens(7))});
+    Host host;
+    Usage u = usage(st, host);
+    CHECK(u.system == 500);
+    CHECK(u.available == 4500);
+    CHECK(u.recent == 47);  // a later system message is part of the conversation
+    CHECK(u.total == 547);
+  }
+
+  TEST_CASE("chooses the level by input size and never gives a lower level a larger budget") {
+    struct Case {
+      double tokens;
+      Level level;
+    };
+    const Case levels[] = {{0, Level::Compact},     {1999, Level::Compact},
+                           {2000, Level::Moderate}, {7999, Level::Moderate},
+                           {8000, Level::Detailed}, {100000, Level::Detailed}};
+    for (const Case& k : levels) {
+      CAPTURE(k.tokens);
+      CHECK(levelForInput(k.tokens) == k.level);
+    }
+    struct Budget {
+      Level level;
+      double tokens, available, budget;
+    };
+    const Budget budgets[] = {
+        {Level::Compact, 1000, 4463, 100},   // 0.10 * 1000 < 0.04 * 4463 = 178.52
+        {Level::Compact, 20000, 4463, 178},  // capped by the window share
+        {Level::Moderate, 5000, 4463, 312},  // 0.07 * 4463 = 312.41
+        {Level::Moderate, 1000, 100000, 150},
+        {Level::Detailed, 20000, 4463, 446},  // 0.10 * 4463
+        {Level::Detailed, 9000, 100000, 1800},
+        {Level::Compact, 20, 4463, 20},   // never more than the input
+        {Level::Compact, 200, 4463, 32},  // the floor of 32
+    };
+    for (const Budget& b : budgets) {
+      CAPTURE(b.tokens);
+      CAPTURE(levelName(b.level));
+      CHECK(summaryBudget(b.level, b.tokens, b.available) == b.budget);
+    }
+    for (double t : {10.0, 100.0, 1000.0, 5000.0, 50000.0}) {
+      for (double a : {500.0, 4463.0, 100000.0}) {
+        CHECK(summaryBudget(Level::Compact, t, a) <= summaryBudget(Level::Moderate, t, a));
+        CHECK(summaryBudget(Level::Moderate, t, a) <= summaryBudget(Level::Detailed, t, a));
+      }
+    }
+  }
+
+  TEST_CASE("builds atomic groups: calls, results and the plain follow-up never split") {
+    struct Case {
+      const char* pattern;
+      std::vector<std::size_t> starts;
+    };
+    const Case cases[] = {
+        {"sua", {0, 1, 2}},
+        {"uAtta", {0, 1, 1, 1, 1}},
+        {"uAtAta", {0, 1, 1, 3, 3, 3}},  // a chain is two groups; both halves stay valid
+        {"uAtu", {0, 1, 1, 3}},
+        {"uatt", {0, 1, 1, 1}},  // results without a structured call stay with their cause
+        {"uAa", {0, 1, 1}},      // calls without results still take the follow-up
+        {"uAtat", {0, 1, 1, 1, 1}},
+        {"ssAt", {0, 1, 2, 2}},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.pattern);
+      std::vector<Value> m = fromPattern(c.pattern);
+      CHECK(groupStarts(m, leadingSystemCount(m)) == c.starts);
+    }
+  }
+
+  TEST_CASE("moves keepFirst and keepLast boundaries to group starts") {
+    struct Case {
+      const char* pattern;
+      std::size_t keepFirst, keepLast;
+      std::size_t start, end;  // the checkpoint compress creates
+    };
+    const Case cases[] = {
+        {"uauAttauaua", 0, 4, 0, 7},  // n-4 = 7 is a group start
+        {"uauAttaua", 0, 4, 0, 3},    // n-4 = 5 is inside the group starting at 3
+        {"uAtauauaua", 2, 2, 1, 8},   // keepFirst 2 ends inside [1,4): the head is [0,1)
+        {"uauAtauaua", 4, 3, 3, 7},   // head [0,3): index 4 is inside the group at 3
+        {"suauauaua", 0, 3, 1, 6},    // the system prompt is never covered
+        {"uauauAtta", 0, 0, 0, 5},    // keepLast 0 still keeps the last (growing) group
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.pattern);
+      CAPTURE(c.keepFirst);
+      CAPTURE(c.keepLast);
+      State st = stateWith(bigWindow(c.keepLast, c.keepFirst), fromPattern(c.pattern));
+      Host host;
+      CompressOutcome out = compress(st, Value::null(), host);
+      REQUIRE(out.compressed);
+      CHECK(out.checkpoint->start == c.start);
+      CHECK(out.checkpoint->end == c.end);
+    }
+  }
+
+  TEST_CASE("gives the summary message the role that keeps user/assistant alternation") {
+    struct Case {
+      const char* pattern;
+      std::size_t keepFirst, keepLast;
+      const char* role;
+    };
+    const Case cases[] = {
+        {"uauaua", 0, 2, "system"},     // nothing before, a user message after
+        {"uauaua", 0, 1, "user"},       // nothing before, an assistant message after
+        {"uauaua", 1, 2, "assistant"},  // user before and after
+        {"uauaua", 1, 1, "system"},     // user before, assistant after
+        {"uAtaua", 0, 1, "user"},
+        {"uAtuauaua", 3, 2, "assistant"},  // a tool result before (user side), a user after
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.pattern);
+      CAPTURE(c.keepFirst);
+      CAPTURE(c.keepLast);
+      State st = stateWith(bigWindow(c.keepLast, c.keepFirst), fromPattern(c.pattern));
+      Host host;
+      REQUIRE(compress(st, Value::null(), host).compressed);
+      ViewResult v = view(st, host);
+      auto it = std::find(v.sources.begin(), v.sources.end(), -1);
+      REQUIRE(it != v.sources.end());
+      const Value& summary = v.messages[static_cast<std::size_t>(it - v.sources.begin())];
+      CHECK(u8(roleOf(summary)) == c.role);
+      std::vector<StructureIssue> issues = checkStructure(v.messages);
+      CHECK(issues.empty());
+    }
+  }
+
+  TEST_CASE("recovers progress from a visible list with covered_until") {
+    auto summary = [](double coveredUntil) {
+      return parse(R"({"role":"system","content":"[Summary]","metadata":{"covered_until":)" +
+                   cce::js::toUtf8(u16(std::to_string(static_cast<long>(coveredUntil)))) + "}}");
+    };
+    struct Case {
+      const char* name;
+      std::vector<Value> visible;
+      double keepLast;
+      bool found;
+      double coveredUntil, originalCount, target, alignedTarget;
+    };
+    std::vector<Value> tail = fromPattern("uaua");
+    std::vector<Value> groupTail = fromPattern("Atta");
+    auto join = [](std::vector<Value> a, const std::vector<Value>& b) {
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
+    };
+    const Case cases[] = {
+        {"no summary", fromPattern("uaua"), 2, false, 0, 4, 2, 2},
+        {"keepLast larger than the tail", join({message("system", "s"), summary(10)}, tail), 5,
+         true, 10, 14, 10, 10},
+        {"keepLast inside the tail", join({message("system", "s"), summary(10)}, tail), 2, true, 10,
+         14, 12, 12},
+        {"target inside a group moves to its start", join({summary(7)}, groupTail), 2, true, 7, 11,
+         9, 7},
+        {"the last summary counts", join(join({summary(3)}, tail), join({summary(20)}, tail)), 1,
+         true, 20, 24, 23, 23},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.name);
+      cce::Result<RecoveredProgress> r = recoverProgress(c.visible, c.keepLast);
+      REQUIRE(r);
+      CHECK(r->found == c.found);
+      CHECK(r->coveredUntil == c.coveredUntil);
+      CHECK(r->originalCount == c.originalCount);
+      CHECK(r->target == c.target);
+      CHECK(r->alignedTarget == c.alignedTarget);
+    }
+  }
+
+  TEST_CASE("refuses to recover progress from a folded view") {
+    std::vector<Value> visible = {message("user", "go"), assistantCalls({"c1"}),
+                                  toolResult("c1", "ok"), message("assistant", "done")};
+    std::vector<Value> folded = foldToolChains(visible);
+    REQUIRE(folded.size() == 2);
+    cce::Result<RecoveredProgress> r = recoverProgress(folded, 5);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == cce::ErrorCode::InvalidInput);
+    CHECK(r.error().path == "/messages/1");
+  }
+
+  TEST_CASE("trims the newest groups from the summary input, never the oldest") {
+    struct Case {
+      double limit;
+      bool compressed;
+      std::size_t end;  // checkpoint end (covered_until) when compressed
+      const char* reason;
+    };
+    // Groups: [u] [a] [u] [A t a] [u] [a] | kept: [u a] ; every message 100 tokens.
+    const Case cases[] = {
+        {10000, true, 8, ""},
+        {650, true, 6, "summaryInputTrimmed"},  // 800 > 650: drop [u a] newest first -> [0,6)
+        {300, true, 3, "summaryInputTrimmed"},
+        {100, true, 1, "summaryInputTrimmed"},
+        {99, false, 0, "summaryInputTooSmall"},  // the oldest group alone does not fit
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.limit);
+      Config config = bigWindow(2);
+      config.summaryInputTokens = c.limit;
+      State st = stateWith(config, fromPattern("uauAtauaua", 100));
+      Host host;
+      CompressOutcome out = compress(st, Value::null(), host);
+      CHECK(out.compressed == c.compressed);
+      bool hasReason = std::string(c.reason).empty();
+      for (const Reason& r : out.validation.reasons) hasReason = hasReason || r.code == c.reason;
+      CHECK(hasReason);
+      if (!c.compressed) {
+        CHECK(st.ledger.checkpoints.empty());
+        continue;
+      }
+      CHECK(out.checkpoint->start == 0);
+      CHECK(out.checkpoint->end == c.end);
+      CHECK(out.checkpoint->originalTokens <= c.limit);
+      ViewResult v = view(st, host);
+      CHECK(v.messages[0].find(u"metadata")->find(u"covered_until")->number == c.end);
+      CHECK(v.messages.size() == 1 + (10 - c.end));  // everything not summarised stays visible
+    }
+  }
+
+  TEST_CASE("folds a tool-call chain into one details message and unfolds it byte for byte") {
+    std::vector<Value> chain = {
+        message("user", "Read both files"),
+        assistantCalls({"c1", "c2"}, "Reading."),
+        toolResult("c1", "x < y & \"z\""),
+        toolResult("c2", "</details> inside"),
+        assistantCalls({"c3"}),
+        message("assistant", "Both read."),
+    };
+    // c3 has no result: its block says done="false"; the last assistant is the follow-up.
+    std::vector<Value> folded = foldToolChains(chain);
+    REQUIRE(folded.size() == 2);
+    CHECK(json(folded[0]) == json(chain[0]));
+    const std::string args = "{&quot;path&quot;:&quot;a&lt;b&gt;.txt&quot;}";
+    const std::string expected =
+        "Reading.\n"
+        "<details type=\"tool_calls\" done=\"true\" id=\"c1\" name=\"read\" arguments=\"" +
+        args +
+        "\">\n<summary>Tool Executed</summary>\nx &lt; y &amp; &quot;z&quot;\n</details>\n"
+        "<details type=\"tool_calls\" done=\"true\" id=\"c2\" name=\"read\" arguments=\"" +
+        args +
+        "\">\n<summary>Tool Executed</summary>\n&lt;/details&gt; inside\n</details>\n"
+        "<details type=\"tool_calls\" done=\"false\" id=\"c3\" name=\"read\" arguments=\"" +
+        args +
+        "\">\n<summary>Tool Executed</summary>\n</details>\n"
+        "Both read.";
+    CHECK(u8(folded[1].find(u"content")->string) == expected);
+
+    std::vector<Value> back = unfoldToolChains(folded);
+    REQUIRE(back.size() == chain.size());
+    for (std::size_t i = 0; i < chain.size(); ++i) CHECK(json(back[i]) == json(chain[i]));
+
+    // Without the metadata the blocks alone rebuild canonical OpenAI messages. Blocks with no text
+    // between them read as one assistant message, so the separate call c3 joins c1 and c2.
+    Value stripped = folded[1];
+    stripped.members.erase(stripped.members.end() - 1);
+    std::vector<Value> parsed = unfoldToolChains({stripped});
+    const std::string call =
+        R"({"type":"function","function":{"name":"read","arguments":"{\"path\":\"a<b>.txt\"}"}})";
+    auto callWith = [&call](const std::string& id) {
+      return R"({"id":")" + id + "\"," + call.substr(1);
+    };
+    REQUIRE(parsed.size() == 4);
+    CHECK(json(parsed[0]) == R"({"role":"assistant","content":"Reading.","tool_calls":[)" +
+                                 callWith("c1") + "," + callWith("c2") + "," + callWith("c3") +
+                                 "]}");
+    CHECK(json(parsed[1]) == R"({"role":"tool","tool_call_id":"c1","content":"x < y & \"z\""})");
+    CHECK(json(parsed[2]) ==
+          R"({"role":"tool","tool_call_id":"c2","content":"</details> inside"})");
+    CHECK(json(parsed[3]) == R"({"role":"assistant","content":"Both read."})");
+    // With text between the calls, the parsed form is the original chain.
+    std::vector<Value> simple = {assistantCalls({"c1"}, "First."), toolResult("c1", "one"),
+                                 assistantCalls({"c2"}, "Second."), toolResult("c2", "two"),
+                                 message("assistant", "Done.")};
+    Value simpleFolded = foldToolChains(simple)[0];
+    simpleFolded.members.pop_back();
+    std::vector<Value> simpleBack = unfoldToolChains({simpleFolded});
+    REQUIRE(simpleBack.size() == simple.size());
+    for (std::size_t i = 0; i < simple.size(); ++i) CHECK(json(simpleBack[i]) == json(simple[i]));
+  }
+
+  TEST_CASE("escapes and unescapes the four HTML characters only") {
+    const struct {
+      const char16_t* raw;
+      const char16_t* escaped;
+    } cases[] = {{u"a&b", u"a&amp;b"},
+                 {u"<x>", u"&lt;x&gt;"},
+                 {u"\"q\"", u"&quot;q&quot;"},
+                 {u"&amp;", u"&amp;amp;"},
+                 {u"it's", u"it's"}};
+    for (const auto& c : cases) {
+      CHECK(escapeHtml(c.raw) == c.escaped);
+      CHECK(unescapeHtml(c.escaped) == c.raw);
+    }
+    CHECK(unescapeHtml(u"&nbsp;&") == u"&nbsp;&");
+  }
+
+  TEST_CASE(
+      "ages old checkpoints one level lower and merges the oldest, always from raw messages") {
+    Config c = bigWindow(2);
+    c.contextWindow = 200000;
+    c.maxCheckpoints = 4;
+    c.ageAfter = 1;
+    State st = stateWith(c, {});
+    std::vector<std::vector<std::string>> levelsAfter;
+    std::vector<Value> history;
+    for (int round = 0; round < 6; ++round) {
+      // Each round adds ten 1,000-token messages of prose, then compresses all but the last two.
+      std::vector<Value> batch;
+      for (int k = 0; k < 10; ++k) {
+        std::string text;
+        while (text.size() < 3500) {
+          text += "Round " + std::to_string(round) + " fact " + std::to_string(k) +
+                  " is that the parser must handle case " + std::to_string(text.size()) + ". ";
+        }
+        text.resize(3500);
+        batch.push_back(message(k % 2 ? "assistant" : "user", text,
+                                "r" + std::to_string(round) + "-" + std::to_string(k)));
+      }
+      Host host;
+      REQUIRE(addMessages(st, batch, host));
+      history.insert(history.end(), batch.begin(), batch.end());
+      CompressOutcome out = compress(st, Value::fromNumber(round), host);
+      REQUIRE(out.compressed);
+      std::vector<std::string> levels;
+      for (const Checkpoint& cp : st.ledger.checkpoints) {
+        levels.push_back(u8(cp.id) + ":" + levelName(cp.level));
+        // Every summary is what the deterministic summariser makes of the raw range at its level.
+        double budget = summaryBudget(cp.level, cp.originalTokens, 200000);
+        CHECK(cp.summary == deterministicSummary(st.messages, cp.start, cp.end, budget));
+        CHECK(cp.summary.size() <= static_cast<std::size_t>(3.5 * budget));
+      }
+      levelsAfter.push_back(levels);
+    }
+    // Compression k creates cp over 8,000-10,000 tokens (detailed). Each older checkpoint drops a
+    // level per compression (ageAfter 1); with more than 4 active, the two oldest adjacent ones
+    // (never the new one) merge into a compact checkpoint with the next id.
+    const std::vector<std::vector<std::string>> expected = {
+        {"cp-1:detailed"},
+        {"cp-1:moderate", "cp-2:detailed"},
+        {"cp-1:compact", "cp-2:moderate", "cp-3:detailed"},
+        {"cp-1:compact", "cp-2:compact", "cp-3:moderate", "cp-4:detailed"},
+        {"cp-6:compact", "cp-3:compact", "cp-4:moderate", "cp-5:detailed"},
+        {"cp-8:compact", "cp-4:compact", "cp-5:moderate", "cp-7:detailed"},
+    };
+    for (std::size_t r = 0; r < expected.size(); ++r) {
+      CAPTURE(r);
+      CHECK(levelsAfter[r] == expected[r]);
+    }
+    // The archive keeps every merged checkpoint with a pointer to its replacement.
+    std::vector<std::string> archive;
+    for (const Checkpoint& cp : st.ledger.archive) {
+      archive.push_back(u8(cp.id) + ">" + u8(cp.replacedBy) + ":" + u8(cp.status));
+    }
+    CHECK(archive == std::vector<std::string>{"cp-1>cp-6:merged", "cp-2>cp-6:merged",
+                                              "cp-6>cp-8:merged", "cp-3>cp-8:merged"});
+    CHECK(st.ledger.checkpoints[0].start == 0);
+    CHECK(st.ledger.checkpoints[0].end == 28);
+    // Undoing everything gives back the history exactly.
+    Host host;
+    while (!st.ledger.checkpoints.empty()) {
+      REQUIRE(undo(st, st.ledger.checkpoints.front().id, Value::null(), host));
+    }
+    ViewResult v = view(st, host);
+    REQUIRE(v.messages.size() == history.size());
+    for (std::size_t i = 0; i < history.size(); ++i) CHECK(json(v.messages[i]) == json(history[i]));
+  }
+
+  TEST_CASE(
+      "undoing a middle checkpoint shows its messages again and the next compress refills it") {
+    Config c = bigWindow(2);
+    State st = stateWith(c, fromPattern("uaua", 50));
+    Host host;
+    REQUIRE(compress(st, Value::fromNumber(1), host).compressed);  // [0,2)
+    Host h2;
+    REQUIRE(addMessages(st, fromPattern("uaua", 50), h2));
+    REQUIRE(compress(st, Value::fromNumber(2), host).compressed);  // [2,6)
+    REQUIRE(st.ledger.checkpoints.size() == 2);
+    REQUIRE(undo(st, u"cp-1", Value::fromNumber(3), host));
+    ViewResult v = view(st, host);
+    // u a (raw) + summary of [2,6) + u a
+    REQUIRE(v.messages.size() == 5);
+    CHECK(v.sources == std::vector<long>{0, 1, -1, 6, 7});
+    CHECK(u8(roleOf(v.messages[2])) == "system");
+    CHECK(u8(st.ledger.archive.back().status) == "undone");
+    cce::Result<UndoOutcome> again = undo(st, u"cp-1", Value::null(), host);
+    REQUIRE_FALSE(again);
+    CHECK(again.error().message.find("already undone") != std::string::npos);
+    CompressOutcome refill = compress(st, Value::fromNumber(4), host);
+    REQUIRE(refill.compressed);
+    CHECK(refill.checkpoint->start == 0);
+    CHECK(refill.checkpoint->end == 2);
+    CHECK(u8(refill.checkpoint->id) == "cp-3");
+  }
+
+  TEST_CASE("keeps fewer recent groups only when the view would not fit otherwise") {
+    Config c;
+    c.contextWindow = 1000;
+    c.keepLast = 4;
+    // Four kept messages of 300 tokens cannot fit 1000: compress keeps only what fits.
+    State st = stateWith(c, fromPattern("uauauaua", 300));
+    Host host;
+    CompressOutcome out = compress(st, Value::null(), host);
+    REQUIRE(out.compressed);
+    // Keeping 4 (1200) cannot fit; keeping 3 (900) plus the estimated summary (40 + 12) does.
+    CHECK(out.checkpoint->end == 5);
+    CHECK(out.validation.fits);
+    CHECK_FALSE(out.again);
+    // A last message larger than the window is reported, not hidden.
+    Host h2;
+    REQUIRE(addMessages(st, {message("user", textOfTokens(1200))}, h2));
+    CompressOutcome big = compress(st, Value::null(), host);
+    CHECK_FALSE(big.validation.fits);
+    bool reported = false;
+    for (const Reason& r : big.validation.reasons)
+      reported = reported || r.code == "lastGroupTooLarge";
+    CHECK(reported);
+  }
+
+  TEST_CASE("asks the host for counts and summaries and resumes with the answers") {
+    std::string config =
+        R"({"contextWindow":100000,"keepLast":1,"tokenCounter":true,"summarizer":true})";
+    Value created = envelopeOutput(cce::contextJson(R"({"op":"create","config":)" + config + "}"));
+    Value state = *created.find(u"state");
+    std::string add = requestWith(
+        "add", state,
+        R"(,"messages":[{"role":"user","content":"Hello there. Please fix the parser bug in the )"
+        R"(lexer module."},{"role":"assistant","content":"Sure."}])");
+    Value pending = parse(cce::contextJson(add));
+    REQUIRE(pending.find(u"pending"));
+    const std::vector<Value>& counts = pending.find(u"pending")->find(u"counts")->items;
+    REQUIRE(counts.size() == 2);
+    CHECK(u8(counts[0].find(u"message")->find(u"role")->string) == "user");
+    std::string answers = R"(,"host":{"counts":{")" + u8(counts[0].find(u"key")->string) +
+                          R"(":17,")" + u8(counts[1].find(u"key")->string) + R"(":3}})";
+    Value added = envelopeOutput(cce::contextJson(add.substr(0, add.size() - 1) + answers + "}"));
+    REQUIRE(added.isObject());
+    state = *added.find(u"state");
+    CHECK(json(*state.find(u"tokens")) == "[17,3]");
+
+    std::string compressReq = requestWith("compress", state, R"(,"now":"2025-01-01T00:00:00Z")");
+    Value round1 = parse(cce::contextJson(compressReq));
+    REQUIRE(round1.find(u"pending"));
+    const std::vector<Value>& summaries = round1.find(u"pending")->find(u"summaries")->items;
+    REQUIRE(summaries.size() == 1);
+    CHECK(u8(summaries[0].find(u"text")->string) ==
+          "user: Hello there. Please fix the parser bug in the lexer module.");
+    CHECK(json(*summaries[0].find(u"messageRange")) == R"({"start":0,"end":1})");
+    const std::string key = u8(summaries[0].find(u"key")->string);
+    struct Case {
+      const char* answer;
+      const char* summarizer;
+      const char* summary;
+    };
+    const Case cases[] = {
+        {R"("User asked to fix the lexer bug.")", "host", "User asked to fix the lexer bug."},
+        // 17 counted tokens: budget 17 -> 59 units; the stats line leaves room for one sentence.
+        {"null", "deterministic", "1 message (1 user).\nuser: Hello there."},
+        {R"("   ")", "deterministic", "1 message (1 user).\nuser: Hello there."},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.answer);
+      std::string withSummary = compressReq.substr(0, compressReq.size() - 1) +
+                                R"(,"host":{"summaries":{")" + key + "\":" + c.answer + "}}}";
+      Value round2 = parse(cce::contextJson(withSummary));
+      REQUIRE(round2.find(u"pending"));
+      const std::vector<Value>& more = round2.find(u"pending")->find(u"counts")->items;
+      REQUIRE(!more.empty());
+      std::string countAnswers;
+      for (const Value& r : more) {
+        countAnswers += (countAnswers.empty() ? "\"" : ",\"") + u8(r.find(u"key")->string) + "\":5";
+      }
+      std::string final = compressReq.substr(0, compressReq.size() - 1) +
+                          R"(,"host":{"summaries":{")" + key + "\":" + c.answer +
+                          R"(},"counts":{)" + countAnswers + "}}}";
+      Value done = envelopeOutput(cce::contextJson(final));
+      REQUIRE(done.isObject());
+      const Value* cp = done.find(u"checkpoint");
+      CHECK(u8(cp->find(u"summarizer")->string) == c.summarizer);
+      CHECK(u8(cp->find(u"summary")->string) == c.summary);
+      CHECK(u8(cp->find(u"createdAt")->string) == "2025-01-01T00:00:00Z");
+      CHECK(cp->find(u"compressedTokens")->number == 5);
+      CHECK(cp->find(u"compressionRatio")->number == 17.0 / 5);
+      std::vector<std::string> stages;
+      for (const Value& p : done.find(u"progress")->items)
+        stages.push_back(u8(p.find(u"stage")->string));
+      CHECK(stages == std::vector<std::string>{"identify", "prepare", "summarize",
+                                               "createCheckpoint", "updateContext", "validate"});
+      // The view and usage of the new state need no further round trip.
+      Value viewed = envelopeOutput(cce::contextJson(requestWith("view", *done.find(u"state"))));
+      REQUIRE(viewed.isObject());
+      CHECK(viewed.find(u"usage")->find(u"checkpoints")->number == 5);
+    }
+  }
+
+  TEST_CASE("reports request errors with codes and paths") {
+    struct Case {
+      std::string request;
+      const char* code;
+      const char* path;
+    };
+    Value state =
+        *envelopeOutput(cce::contextJson(R"({"op":"create","config":{"contextWindow":1000}})"))
+             .find(u"state");
+    Value tampered = state;
+    tampered.find(u"messages")->items = fromPattern("uAta");
+    tampered.find(u"tokens")->items = {Value::fromNumber(1), Value::fromNumber(1),
+                                       Value::fromNumber(1), Value::fromNumber(1)};
+    tampered.find(u"checkpoints")
+        ->items.push_back(parse(
+            R"({"id":"cp-1","createdAt":null,"summary":"s","originalMessageIds":["m0","m1"],)"
+            R"("messageRange":{"start":0,"end":2},"originalTokens":2,"compressedTokens":1,)"
+            R"("compressionRatio":2,"level":"compact","compressionNumber":1,)"
+            R"("summarizer":"deterministic"})"));
+    const Case cases[] = {
+        {"[1]", "InvalidInput", ""},
+        {"{", "InvalidJson", ""},
+        {R"({"op":"dance"})", "InvalidInput", "/op"},
+        {R"({"op":"create","config":{"contextWindow":1000,"promptBudget":600,"safetyMargin":400}})",
+         "BudgetTooSmall", "/config"},
+        {R"({"op":"create","config":{"contextWindow":1000,"threshold":1.5}})", "InvalidInput",
+         "/config/threshold"},
+        {R"({"op":"create","config":{"contextWindow":1000,"keepLast":2.5}})", "InvalidInput",
+         "/config/keepLast"},
+        {R"({"op":"create","config":{}})", "InvalidInput", "/config/contextWindow"},
+        {requestWith("add", state, R"(,"messages":[{"role":"user"},7])"), "InvalidInput",
+         "/messages/1"},
+        {requestWith("add", state, R"(,"messages":[{"content":"x"}])"), "InvalidInput",
+         "/messages/0/role"},
+        {requestWith("undo", state, R"(,"checkpoint":"cp-9")"), "InvalidInput", "/checkpoint"},
+        {requestWith("view", tampered), "InvalidInput", "/state/checkpoints/0/messageRange"},
+        {R"({"op":"view","state":{"format":"other"}})", "InvalidInput", "/state/format"},
+        {R"({"op":"recover","messages":[{"role":"user"}],"keepLast":-1})", "InvalidInput",
+         "/keepLast"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.request.substr(0, 120));
+      Value response = parse(cce::contextJson(c.request));
+      REQUIRE(response.find(u"ok")->boolean == false);
+      const Value* error = response.find(u"error");
+      CHECK(u8(error->find(u"code")->string) == c.code);
+      CHECK(u8(error->find(u"path")->string) == c.path);
+    }
+  }
+}
+
+// ---- replay of real conversations -------------------------------------------------------------
+
+namespace {
+
+struct Violations {
+  std::size_t count = 0;
+  std::vector<std::string> first;
+  void add(const std::string& what) {
+    if (first.size() < 8) first.push_back(what);
+    ++count;
+  }
+};
+
+struct ReplayTotals {
+  std::size_t conversations = 0, messages = 0, turns = 0, compressions = 0, merges = 0, ages = 0;
+  std::size_t maxActive = 0, viewsChecked = 0, trimmed = 0;
+  double minAvailable = 1e18, maxAvailable = 0;
+};
+
+double defaultTokens(const Value& m) {
+  const Value* c = m.find(u"content");
+  return c && c->isString() ? cce::defaultTokenCount(c->string.size()) : 0;
+}
+
+// The window for a conversation: small, but large enough for its largest atomic group plus the
+// summaries and the keepFirst head (a group larger than the window can never fit).
+constexpr double kSmallestAvailable = 600;
+Config replayConfig(const std::vector<Value>& conv, std::size_t index) {
+  std::size_t sysEnd = leadingSystemCount(conv);
+  std::vector<std::size_t> starts = groupStarts(conv, sysEnd);
+  Config c;
+  c.keepLast = 5;
+  c.keepFirst = index % 2 ? 2 : 0;
+  const std::size_t headTarget = std::min(conv.size(), sysEnd + c.keepFirst);
+  const std::size_t headEnd = headTarget >= conv.size() ? conv.size() : starts[headTarget];
+  double largest = 0, group = 0, system = 0, head = 0;
+  for (std::size_t i = 0; i < conv.size(); ++i) {
+    if (i < sysEnd) {
+      system += defaultTokens(conv[i]);
+      continue;
+    }
+    if (i < headEnd) head += defaultTokens(conv[i]);
+    if (starts[i] == i) group = 0;
+    group += defaultTokens(conv[i]);
+    largest = std::max(largest, group);
+  }
+  double available = std::max(kSmallestAvailable, 2 * (largest + 100) + head);
+  c.promptBudget = 1000;
+  c.safetyMargin = 500;
+  c.contextWindow = available + system + c.promptBudget + c.safetyMargin;
+  return c;
+}
+
+void checkView(const State& st, const ViewResult& v, Violations& bad, const std::string& where) {
+  const std::vector<Value>& h = st.messages;
+  if (!v.validation.fits)
+    bad.add(where + ": view does not fit (" + v.validation.reasons[0].message + ")");
+  for (const Reason& r : v.validation.reasons) {
+    if (r.code == "structure") bad.add(where + ": " + r.message);
+  }
+  for (std::size_t j = 0; j < v.messages.size(); ++j) {
+    long src = v.sources[j];
+    if (src >= 0 && json(v.messages[j]) != json(h[static_cast<std::size_t>(src)])) {
+      bad.add(where + ": view message differs from history");
+    }
+    // A tool message keeps the predecessor it has in the history (sources may start with one).
+    if (roleOf(v.messages[j]) == u"tool" && src > 0 && (j == 0 || v.sources[j - 1] != src - 1)) {
+      bad.add(where + ": orphaned tool message at view " + std::to_string(j));
+    }
+    if (src >= 0 && hasToolCalls(v.messages[j]) && static_cast<std::size_t>(src) + 1 < h.size() &&
+        roleOf(h[static_cast<std::size_t>(src) + 1]) == u"tool" &&
+        (j + 1 >= v.messages.size() || v.sources[j + 1] != src + 1)) {
+      bad.add(where + ": tool results separated from their call at view " + std::to_string(j));
+    }
+    if (src < 0) {
+      const Value* covered = v.messages[j].find(u"metadata")->find(u"covered_until");
+      if (j + 1 < v.messages.size() && v.sources[j + 1] != static_cast<long>(covered->number)) {
+        bad.add(where + ": covered_until does not match the next visible message");
+      }
+      std::u16string_view role = roleOf(v.messages[j]);
+      if (role != u"system") {
+        // A user/assistant summary must alternate with both neighbours (tool results are
+        // user-side).
+        auto side = [](std::u16string_view r) {
+          return r == u"assistant" ? 1 : r == u"system" ? 0 : 2;
+        };
+        std::size_t p = j;
+        while (p > 0 && roleOf(v.messages[p - 1]) == u"system") --p;
+        std::size_t q = j + 1;
+        while (q < v.messages.size() && roleOf(v.messages[q]) == u"system") ++q;
+        if ((p > 0 && side(roleOf(v.messages[p - 1])) == side(role)) ||
+            (q < v.messages.size() && side(roleOf(v.messages[q])) == side(role))) {
+          bad.add(where + ": summary role breaks alternation");
+        }
+      }
+    }
+  }
+  cce::Result<RecoveredProgress> p =
+      recoverProgress(v.messages, static_cast<double>(st.config.keepLast));
+  if (!p || p->originalCount != static_cast<double>(h.size()) ||
+      p->found != !st.ledger.checkpoints.empty()) {
+    bad.add(where + ": recovered progress does not match the history");
+  }
+}
+
+void checkCheckpoints(const State& st, Violations& bad, const std::string& where) {
+  std::vector<std::size_t> starts = groupStarts(st.messages, leadingSystemCount(st.messages));
+  std::size_t pos = 0;
+  for (const Checkpoint& cp : st.ledger.checkpoints) {
+    double tokens = 0;
+    bool ids = cp.originalMessageIds.size() == cp.end - cp.start;
+    for (std::size_t i = cp.start; i < cp.end; ++i) {
+      tokens += st.tokens[i];
+      const Value* id = st.messages[i].find(u"id");
+      if (ids && json(cp.originalMessageIds[i - cp.start]) != (id ? json(*id) : "null"))
+        ids = false;
+    }
+    if (cp.start < pos || cp.end <= cp.start || starts[cp.start] != cp.start ||
+        (cp.end < st.messages.size() && starts[cp.end] != cp.end)) {
+      bad.add(where + ": checkpoint range not ordered or not at group starts");
+    }
+    if (tokens != cp.originalTokens || !ids)
+      bad.add(where + ": checkpoint does not match its range");
+    if (cp.compressedTokens != cce::defaultTokenCount(cp.summary.size())) {
+      bad.add(where + ": compressedTokens is not the summary's count");
+    }
+    pos = cp.end;
+  }
+}
+
+void replay(const std::vector<Value>& conv, std::size_t index, ReplayTotals& totals,
+            Violations& bad, const std::string& name) {
+  State st;
+  st.config = replayConfig(conv, index);
+  totals.conversations += 1;
+  totals.messages += conv.size();
+
+  for (std::size_t i = 0; i < conv.size(); ++i) {
+    const std::string where = name + "#" + std::to_string(index) + " turn " + std::to_string(i);
+    Host host;
+    if (!addMessages(st, {conv[i]}, host)) bad.add(where + ": add failed");
+    totals.turns += 1;
+    Usage u = usage(st, host);
+    for (int guard = 0; u.shouldCompress; ++guard) {
+      if (guard == 8) {
+        bad.add(where + ": compress does not converge");
+        break;
+      }
+      std::size_t lastStart = groupStarts(st.messages, leadingSystemCount(st.messages)).back();
+      CompressOutcome out = compress(st, Value::fromNumber(static_cast<double>(i)), host);
+      if (!out.compressed || !out.checkpoint) {
+        bad.add(where + ": shouldCompress but compress did nothing");
+        break;
+      }
+      if (out.checkpoint->end > lastStart) bad.add(where + ": the last group was summarised");
+      totals.compressions += 1;
+      totals.merges += out.merged.size();
+      totals.ages += out.aged.size();
+      totals.maxActive = std::max(totals.maxActive, st.ledger.checkpoints.size());
+      checkCheckpoints(st, bad, where);
+      u = out.usage;
+    }
+    ViewResult v = view(st, host);
+    totals.viewsChecked += 1;
+    checkView(st, v, bad, where);
+  }
+  Host counter;
+  double available = usage(st, counter).available;
+  totals.minAvailable = std::min(totals.minAvailable, available);
+  totals.maxAvailable = std::max(totals.maxAvailable, available);
+  // toJSON / fromJSON: the serialised state reads back to the same bytes.
+  std::string saved = json(stateToJson(st));
+  cce::Result<State> loaded = stateFromJson(parse(saved));
+  if (!loaded || json(stateToJson(loaded.value())) != saved) {
+    bad.add(name + "#" + std::to_string(index) + ": state JSON does not round-trip");
+  }
+  // Undo every checkpoint (newest first): the view is the original history, byte for byte.
+  Host host;
+  while (!st.ledger.checkpoints.empty()) {
+    if (!undo(st, st.ledger.checkpoints.back().id, Value::null(), host)) break;
+  }
+  ViewResult all = view(st, host);
+  bool same = all.messages.size() == conv.size();
+  for (std::size_t i = 0; same && i < conv.size(); ++i)
+    same = json(all.messages[i]) == json(conv[i]);
+  if (!same)
+    bad.add(name + "#" + std::to_string(index) + ": undo-all does not restore the history");
+}
+
+std::vector<Value> loadConversations(const std::string& file) {
+  std::string path = std::string(CCE_SHARED_DIR) + "/data/real/" + file;
+  std::string text;
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    char buffer[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+    std::fclose(f);
+  }
+  if (text.empty()) return {};
+  Value all = parse(text);
+  return std::move(all.items);
+}
+
+}  // namespace
+
+TEST_SUITE("context") {
+  TEST_CASE("replays real conversations turn by turn: views fit, stay valid, undo restores all") {
+    struct Dataset {
+      const char* file;
+      std::size_t limit;  // conversations replayed (0: all)
+    };
+    const bool full = std::getenv("CCE_CONTEXT_FULL") != nullptr;
+    const Dataset datasets[] = {
+        {"claude_code_ccviewer.json", 0},
+        {"swe_agent_trajectories.json", 0},
+        {"claude_code_mclaude.json", 0},
+        {"claude_code_console_bookminder.json", full ? 0u : 8u},
+        {"aider_chat_history.json", full ? 0u : 120u},
+        {"oasst1_en100_best_path.json", 0},
+        {"hh_rlhf_harmless_base_test.json", full ? 0u : 150u},
+    };
+    for (const Dataset& d : datasets) {
+      std::vector<Value> convs = loadConversations(d.file);
+      if (convs.empty()) {
+        MESSAGE("skipped (not found): " << d.file);
+        continue;
+      }
+      // The longest conversations first, so a limited run still covers them.
+      std::vector<std::size_t> order(convs.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&convs](std::size_t a, std::size_t b) {
+        return convs[a].items.size() > convs[b].items.size();
+      });
+      if (d.limit && order.size() > d.limit) order.resize(d.limit);
+      ReplayTotals totals;
+      Violations bad;
+      for (std::size_t i : order) replay(convs[i].items, i, totals, bad, d.file);
+      const std::string file = d.file;
+      CAPTURE(file);
+      std::string first;
+      for (const std::string& s : bad.first) first += "\n  " + s;
+      INFO("first violations:" << first);
+      CHECK(bad.count == 0);
+      MESSAGE(file << ": " << totals.conversations << " conversations, " << totals.messages
+                   << " messages, " << totals.compressions << " compressions, " << totals.merges
+                   << " merges, " << totals.ages << " agings, max " << totals.maxActive
+                   << " active checkpoints, available " << totals.minAvailable << "-"
+                   << totals.maxAvailable);
+    }
+  }
+
+  TEST_CASE("serves fold, unfold, recover and check over JSON") {
+    const std::string chain =
+        R"([{"role":"user","content":"go"},)"
+        R"({"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",)"
+        R"("function":{"name":"ls","arguments":"{}"}}]},)"
+        R"({"role":"tool","tool_call_id":"c1","content":"a.txt"},)"
+        R"({"role":"assistant","content":"One file."}])";
+    Value folded = envelopeOutput(cce::contextJson(R"({"op":"fold","messages":)" + chain + "}"));
+    REQUIRE(folded.isObject());
+    REQUIRE(folded.find(u"messages")->items.size() == 2);
+    Value unfolded = envelopeOutput(
+        cce::contextJson(R"({"op":"unfold","messages":)" + json(*folded.find(u"messages")) + "}"));
+    REQUIRE(unfolded.isObject());
+    CHECK(json(*unfolded.find(u"messages")) == json(parse(chain)));
+    Value checked = envelopeOutput(cce::contextJson(
+        R"({"op":"check","messages":[{"role":"assistant","content":"hi"},{"role":"tool","content":"x"}]})"));
+    CHECK(json(checked) ==
+          R"({"issues":[{"kind":"firstNotUser","index":0},{"kind":"orphanToolResult","index":1}]})");
+    Value recovered = envelopeOutput(cce::contextJson(
+        R"({"op":"recover","keepLast":1,"messages":[{"role":"system","content":"s",)"
+        R"("metadata":{"covered_until":6}},{"role":"user","content":"u"},)"
+        R"({"role":"assistant","content":"a"}]})"));
+    CHECK(json(recovered) ==
+          R"({"found":true,"summaryIndex":0,"coveredUntil":6,"originalCount":8,"target":7,)"
+          R"("alignedTarget":7})");
+    Value refused = parse(cce::contextJson(R"({"op":"recover","messages":)" +
+                                           json(*folded.find(u"messages")) + "}"));
+    CHECK(json(*refused.find(u"ok")) == "false");
+  }
+
+  TEST_CASE("folds and unfolds every real conversation byte for byte") {
+    std::size_t conversations = 0, chains = 0;
+    for (const char* file : {"claude_code_ccviewer.json", "claude_code_mclaude.json",
+                             "swe_agent_trajectories.json", "claude_code_console_bookminder.json"}) {
+      std::vector<Value> convs = loadConversations(file);
+      for (const Value& conv : convs) {
+        std::vector<Value> folded = foldToolChains(conv.items);
+        for (const Value& m : folded) chains += isFolded(m) ? 1 : 0;
+        std::vector<Value> back = unfoldToolChains(folded);
+        bool same = back.size() == conv.items.size();
+        for (std::size_t i = 0; same && i < back.size(); ++i) {
+          same = json(back[i]) == json(conv.items[i]);
+        }
+        CAPTURE(file);
+        CHECK(same);
+        ++conversations;
+      }
+    }
+    MESSAGE(conversations << " conversations, " << chains << " tool-call chains folded");
+    CHECK(chains > 0);
+  }
+
+  TEST_CASE("the JSON entry point replays a conversation to the same state as the core") {
+    std::vector<Value> convs = loadConversations("claude_code_ccviewer.json");
+    if (convs.empty()) return;
+    const std::vector<Value>& conv = convs[0].items;
+    Config config = replayConfig(conv, 1);
+    State core;
+    core.config = config;
+    std::string configJson =
+        R"({"contextWindow":)" +
+        cce::js::toUtf8(u16(std::to_string(static_cast<long>(config.contextWindow)))) +
+        R"(,"promptBudget":1000,"safetyMargin":500,"keepLast":5,"keepFirst":2})";
+    Value state =
+        *envelopeOutput(cce::contextJson(R"({"op":"create","config":)" + configJson + "}"))
+             .find(u"state");
+    std::size_t compressions = 0;
+    for (std::size_t i = 0; i < conv.size(); ++i) {
+      Host host;
+      REQUIRE(addMessages(core, {conv[i]}, host));
+      while (usage(core, host).shouldCompress) {
+        REQUIRE(compress(core, Value::fromNumber(static_cast<double>(i)), host).compressed);
+      }
+      Value added = envelopeOutput(
+          cce::contextJson(requestWith("add", state, ",\"message\":" + json(conv[i]))));
+      REQUIRE(added.isObject());
+      state = *added.find(u"state");
+      while (added.find(u"usage")->find(u"shouldCompress")->boolean) {
+        added = envelopeOutput(
+            cce::contextJson(requestWith("compress", state, ",\"now\":" + std::to_string(i))));
+        REQUIRE(added.find(u"compressed")->boolean);
+        state = *added.find(u"state");
+        ++compressions;
+      }
+    }
+    CHECK(compressions > 0);
+    CHECK(json(state) == json(stateToJson(core)));
+  }
+}
