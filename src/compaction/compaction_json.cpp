@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+// compactionJson: request parsing, operation dispatch and the envelope (shapes in the header).
+#include "compaction/compaction_json.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "compaction/compact.h"
+#include "compaction/model.h"
+#include "compaction/projection.h"
+#include "compaction/providers.h"
+#include "jscompat/json_writer.h"
+#include "jscompat/string.h"
+#include "json_io.h"
+
+namespace cce {
+
+using json::Value;
+using namespace compaction;  // NOLINT: this file is the JSON face of the compaction module
+
+namespace {
+
+std::string errorEnvelope(const Error& error) {
+  std::string out = "{\"ok\":false,\"error\":{\"code\":\"";
+  out += errorCodeName(error.code);
+  out += "\",\"message\":";
+  js::writeJsonString(js::fromUtf8(error.message), out);
+  out += ",\"path\":";
+  js::writeJsonString(js::fromUtf8(error.path), out);
+  out += "}}";
+  return out;
+}
+
+std::string okEnvelope(const char* field, const Value& payload) {
+  std::string out = "{\"ok\":true,\"";
+  out += field;
+  out += "\":";
+  js::writeJson(payload, out);
+  out += "}";
+  return out;
+}
+
+Error invalid(std::string message, std::string path) {
+  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
+}
+
+Value number(double d) { return Value::fromNumber(d); }
+
+enum class Format { Events, OpenAI, Anthropic };
+
+Result<Format> readFormat(const Value& request) {
+  const Value* f = request.find(u"format");
+  if (f == nullptr || f->isNull()) return Format::Events;
+  if (f->isString() && f->string == u"events") return Format::Events;
+  if (f->isString() && f->string == u"openai") return Format::OpenAI;
+  if (f->isString() && f->string == u"anthropic") return Format::Anthropic;
+  return invalid("format must be \"events\", \"openai\" or \"anthropic\"", "/format");
+}
+
+// The request's conversation document, read and validated. `document` must outlive the result.
+Result<Conversation> conversationOf(const Value& request, const Value** document) {
+  const Value* doc = request.find(u"conversation");
+  if (doc == nullptr) return invalid("conversation is required", "/conversation");
+  *document = doc;
+  return readConversation(*doc, "/conversation");
+}
+
+// A projected view in the requested format. `source` is moved into an events view.
+Result<Value> viewOf(Projection projection, Format format, Value* source) {
+  Value view = Value::object();
+  view.members.push_back({u"turns", std::move(projection.turns)});
+  if (format == Format::Events) {
+    if (source != nullptr) view.members.push_back({u"source", std::move(*source)});
+    return view;
+  }
+  Result<Conversation> read = readConversation(view, "/view");
+  if (!read) return Error{ErrorCode::Internal, read.error().message, read.error().path};
+  if (format == Format::OpenAI) {
+    Value out = Value::object();
+    out.members.push_back({u"messages", toOpenAI(read.value(), source)});
+    return out;
+  }
+  return toAnthropic(read.value(), source);
+}
+
+Value* mutableSource(Value& request) {
+  Value* doc = request.find(u"conversation");
+  return doc != nullptr ? doc->find(u"source") : nullptr;
+}
+
+std::string runProject(Value& request) {
+  Result<Format> format = readFormat(request);
+  if (!format) return errorEnvelope(format.error());
+  const Value* doc = nullptr;
+  Result<Conversation> c = conversationOf(request, &doc);
+  if (!c) return errorEnvelope(c.error());
+  Projection projection = project(c.value(), c->compactions);
+  const double tokens = projection.tokens;
+  Result<Value> view = viewOf(std::move(projection), format.value(), mutableSource(request));
+  if (!view) return errorEnvelope(view.error());
+  Value out = Value::object();
+  out.members.push_back({u"view", std::move(view.value())});
+  out.members.push_back({u"tokens", number(tokens)});
+  return okEnvelope("output", out);
+}
+
+// Replays the host's summary answers (docs/boundary.md); a compaction asks for at most one.
+struct HostSummaries {
+  bool enabled = false;
+  std::vector<std::optional<std::u16string>> answers;
+};
+
+Result<HostSummaries> readHost(const Value& request) {
+  HostSummaries host;
+  const Value* h = request.find(u"host");
+  if (h == nullptr || h->isNull()) return host;
+  if (!h->isObject()) return invalid("host must be an object", "/host");
+  const Value* flag = h->find(u"summarizer");
+  host.enabled = flag != nullptr && flag->truthy();
+  if (const Value* answers = h->find(u"summaries"); answers != nullptr && !answers->isNull()) {
+    if (!answers->isArray()) return invalid("host.summaries must be an array", "/host/summaries");
+    for (const Value& a : answers->items) {
+      host.answers.push_back(a.isString() ? std::optional<std::u16string>(a.string) : std::nullopt);
+    }
+  }
+  return host;
+}
+
+std::string runCompact(Value& request, bool dryRun) {
+  Result<Format> format = readFormat(request);
+  if (!format) return errorEnvelope(format.error());
+  const Value* doc = nullptr;
+  Result<Conversation> c = conversationOf(request, &doc);
+  if (!c) return errorEnvelope(c.error());
+  Result<CompactRequest> spec = readCompactRequest(request);
+  if (!spec) return errorEnvelope(spec.error());
+  Result<HostSummaries> host = readHost(request);
+  if (!host) return errorEnvelope(host.error());
+
+  SummarizeFn summarizer;
+  if (host->enabled) {
+    summarizer = [&host](const std::u16string&) {
+      SummaryAnswer answer;
+      if (host->answers.empty()) {
+        answer.kind = SummaryAnswer::Kind::Pending;
+      } else if (host->answers[0]) {
+        answer.kind = SummaryAnswer::Kind::Accepted;
+        answer.text = *host->answers[0];
+      }
+      return answer;
+    };
+  }
+  Result<CompactOutcome> made = createCompaction(c.value(), spec.value(), summarizer);
+  if (!made) return errorEnvelope(made.error());
+  CompactOutcome& outcome = made.value();
+  if (outcome.pending) {
+    Value item = Value::object();
+    item.members.push_back({u"text", Value::fromString(std::move(outcome.pendingSummary.text))});
+    item.members.push_back({u"budget", number(static_cast<double>(outcome.pendingSummary.budget))});
+    Value list = Value::array();
+    list.items.push_back(std::move(item));
+    Value pending = Value::object();
+    pending.members.push_back({u"summaries", std::move(list)});
+    return okEnvelope("pending", pending);
+  }
+
+  Value out = Value::object();
+  out.members.push_back({u"compaction", std::move(outcome.compaction)});
+  out.members.push_back({u"index", number(static_cast<double>(c->compactions.size()))});
+  out.members.push_back({u"extended", Value::fromBool(outcome.extended)});
+  if (!dryRun) return okEnvelope("output", out);
+
+  const double raw = project(c.value(), {}, false).tokens;
+  const double before = project(c.value(), c->compactions, false).tokens;
+  std::vector<Compaction> with = c->compactions;
+  with.push_back(std::move(outcome.parsed));
+  Projection projection = project(c.value(), with);
+  const double after = projection.tokens;
+  Result<Value> view = viewOf(std::move(projection), format.value(), mutableSource(request));
+  if (!view) return errorEnvelope(view.error());
+  out.members.push_back({u"view", std::move(view.value())});
+  Value tokens = Value::object();
+  tokens.members.push_back({u"raw", number(raw)});
+  tokens.members.push_back({u"before", number(before)});
+  tokens.members.push_back({u"after", number(after)});
+  out.members.push_back({u"tokens", std::move(tokens)});
+  return okEnvelope("output", out);
+}
+
+std::string runUndo(Value& request) {
+  const Value* doc = nullptr;
+  Result<Conversation> c = conversationOf(request, &doc);
+  if (!c) return errorEnvelope(c.error());
+  const std::size_t n = c->compactions.size();
+  const Value* all = request.find(u"all");
+  const bool removeAll = all != nullptr && all->truthy();
+  std::size_t index = n;  // none
+  if (!removeAll) {
+    const Value* i = request.find(u"index");
+    double k = -1;
+    if (i != nullptr && !i->isNull()) {
+      if (!i->isNumber() || i->number != static_cast<double>(static_cast<long long>(i->number))) {
+        return errorEnvelope(invalid("index must be an integer", "/index"));
+      }
+      k = i->number;
+    }
+    if (k < 0) k += static_cast<double>(n);
+    if (n == 0 || k < 0 || k >= static_cast<double>(n)) {
+      return errorEnvelope(
+          invalid("there is no compaction at that index (the log has " + std::to_string(n) + ")",
+                  "/index"));
+    }
+    index = static_cast<std::size_t>(k);
+  }
+  Value kept = Value::array();
+  Value removed = Value::array();
+  for (std::size_t k = 0; k < n; ++k) {
+    const Value& event = *c->compactionObjects[k];
+    (removeAll || k == index ? removed : kept).items.push_back(event);
+  }
+  Value out = Value::object();
+  out.members.push_back({u"compactions", std::move(kept)});
+  out.members.push_back({u"removed", std::move(removed)});
+  return okEnvelope("output", out);
+}
+
+std::string runFrom(const Value& request, bool anthropic) {
+  const Value* messages = request.find(u"messages");
+  if (messages == nullptr) return errorEnvelope(invalid("messages is required", "/messages"));
+  Result<Value> doc = anthropic ? fromAnthropic(*messages, request.find(u"system"), "/messages")
+                                : fromOpenAI(*messages, "/messages");
+  if (!doc) return errorEnvelope(doc.error());
+  Value out = Value::object();
+  out.members.push_back({u"conversation", std::move(doc.value())});
+  return okEnvelope("output", out);
+}
+
+std::string runTo(const Value& request, bool anthropic) {
+  const Value* doc = nullptr;
+  Result<Conversation> c = conversationOf(request, &doc);
+  if (!c) return errorEnvelope(c.error());
+  const Value* source = doc->find(u"source");
+  if (anthropic) return okEnvelope("output", toAnthropic(c.value(), source));
+  Value out = Value::object();
+  out.members.push_back({u"messages", toOpenAI(c.value(), source)});
+  return okEnvelope("output", out);
+}
+
+}  // namespace
+
+std::string compactionJson(std::string_view requestText) {
+  Result<Value> parsed = parseJson(requestText);
+  if (!parsed) return errorEnvelope(parsed.error());
+  Value& request = parsed.value();
+  if (!request.isObject()) return errorEnvelope(invalid("request must be a JSON object", ""));
+  const std::u16string* op = stringMember(request, u"op");
+  if (op == nullptr) {
+    return errorEnvelope(invalid(
+        "op must be one of project, compact, dryRun, undo, fromOpenAI, toOpenAI, fromAnthropic, "
+        "toAnthropic",
+        "/op"));
+  }
+  if (*op == u"project") return runProject(request);
+  if (*op == u"compact") return runCompact(request, false);
+  if (*op == u"dryRun") return runCompact(request, true);
+  if (*op == u"undo") return runUndo(request);
+  if (*op == u"fromOpenAI") return runFrom(request, false);
+  if (*op == u"fromAnthropic") return runFrom(request, true);
+  if (*op == u"toOpenAI") return runTo(request, false);
+  if (*op == u"toAnthropic") return runTo(request, true);
+  return errorEnvelope(invalid(
+      "op must be one of project, compact, dryRun, undo, fromOpenAI, toOpenAI, fromAnthropic, "
+      "toAnthropic",
+      "/op"));
+}
+
+}  // namespace cce
