@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: MIT
+// Script-aware token estimate: a table-driven automaton over UTF-16 units (see the header).
+
+#include "token_estimate.h"
+
+namespace cce {
+namespace detail {
+
+// Fitted by `node scripts/measure-token-estimate.mjs --fit`: non-negative weighted least squares
+// against o200k_base counts of every message in ../shared/data/real and of the paragraphs in
+// tests/data/token-estimate (not holdout/), each data set weighted equally (the samples, which
+// alone carry the CJK and other-script features, twice), squared errors relative to
+// max(tokens, 20)^1.5. A zero means the fit found the feature free given the others: o200k merges
+// CJK punctuation into the next ideograph ("，是"), and a word of another script costs no more than
+// its letters.
+constexpr std::array<std::uint32_t, kFeatureCount> kTokenFeatureCostMilli = {
+    993,   // kSpacedWords
+    424,   // kAttachedWords
+    571,   // kBareWords
+    45,    // kSpacedWordTail
+    147,   // kBareWordTail
+    211,   // kCapsTail
+    333,   // kGlued
+    804,   // kLatinExtended
+    1198,  // kDigitGroups
+    1197,  // kDigitsAfterBlank
+    812,   // kPunctRuns
+    79,    // kPunctChars
+    586,   // kNewlineRuns
+    564,   // kBlankRuns
+    858,   // kHan
+    801,   // kHiragana
+    529,   // kKatakana
+    638,   // kHangul
+    278,   // kHangulWords
+    0,     // kCjkPunct
+    281,   // kCyrillic
+    336,   // kOtherLetters
+    417,   // kSparseLetters
+    0,     // kOtherWords
+    1327,  // kSymbols
+    162,   // kSymbolRepeats
+    1970,  // kJoiners
+    1768,  // kAstral
+};
+
+namespace {
+
+// Letters past this length start to split: a spaced English word is one token up to ~8 letters,
+// while a word glued to punctuation or a camelCase hump already splits after ~3.
+constexpr std::uint32_t kSpacedTailFrom = 6;
+constexpr std::uint32_t kBareTailFrom = 3;
+
+enum Unit : std::uint8_t {
+  kULower,    // ASCII a-z
+  kUUpper,    // ASCII A-Z
+  kULatin,    // other Latin letters and combining marks: part of a Latin word
+  kUDigit,    // ASCII 0-9
+  kUBlank,    // horizontal whitespace
+  kUNewline,  // \n \r U+2028 U+2029
+  kUPunct,
+  kUCyrillic,
+  kUOther,    // kOtherLetters
+  kUSparse,   // kSparseLetters
+  kUHan,
+  kUHiragana,
+  kUKatakana,
+  kUHangul,
+  kUCjkPunct,
+  kUSymbol,
+  kUJoiner,
+  kUHigh,     // high surrogate
+  kULow,      // low surrogate (only a lone one reaches the pass: pairs are taken together)
+  kURepeat,   // a symbol equal to the unit before it (set by the pass, not by the table)
+  kUnitCount
+};
+
+struct Range {
+  char16_t first;  // the range runs up to the next entry's first unit
+  Unit unit;
+};
+
+// Non-ASCII BMP units by block. Coarse on purpose: what matters is how BPE vocabularies treat a
+// block (merged like Latin words, one token per character or two like ideographs, or split into
+// bytes like most symbols), not the exact Unicode general category.
+constexpr Range kRanges[] = {
+    {0x0080, kUSymbol},    // C1 controls
+    {0x00A0, kUBlank},
+    {0x00A1, kUPunct},     // Latin-1 punctuation and symbols
+    {0x00C0, kULatin},
+    {0x00D7, kUPunct},     // multiplication sign
+    {0x00D8, kULatin},
+    {0x00F7, kUPunct},     // division sign
+    {0x00F8, kULatin},     // ... Latin Extended-A/B, IPA, modifiers, combining marks
+    {0x0370, kUSparse},    // Greek
+    {0x0400, kUCyrillic},
+    {0x0530, kUSparse},    // Armenian, Hebrew
+    {0x0600, kUOther},     // Arabic
+    {0x0700, kUSparse},    // Syriac
+    {0x0750, kUOther},     // Arabic Supplement
+    {0x0780, kUSparse},    // Thaana, NKo, Samaritan, Mandaic
+    {0x08A0, kUOther},     // Arabic Extended-A, Devanagari
+    {0x0980, kUSparse},    // other Indic, Sinhala, Thai, Lao, Tibetan, Myanmar, Georgian
+    {0x1100, kUHangul},    // Hangul Jamo
+    {0x1200, kUSparse},    // Ethiopic, Cherokee, Canadian syllabics, Khmer, Mongolian, ...
+    {0x1D00, kULatin},     // phonetic extensions, Latin Extended Additional
+    {0x1F00, kUSparse},    // Greek Extended
+    {0x2000, kUBlank},     // en quad ... hair space
+    {0x200B, kUJoiner},    // zero-width space, ZWNJ, ZWJ, directional marks
+    {0x2010, kUPunct},     // dashes, quotes, bullets, ellipsis
+    {0x2028, kUNewline},   // line and paragraph separators
+    {0x202A, kUJoiner},    // bidi embedding controls
+    {0x202F, kUBlank},     // narrow no-break space
+    {0x2030, kUPunct},
+    {0x205F, kUBlank},     // medium mathematical space
+    {0x2060, kUJoiner},    // word joiner, invisible operators
+    {0x2070, kUSymbol},    // super/subscripts, currency
+    {0x20D0, kUJoiner},    // combining marks for symbols (keycap U+20E3)
+    {0x2100, kUSymbol},    // letterlike, arrows, math, technical, box, shapes, dingbats
+    {0x2C00, kUSparse},    // Glagolitic, Latin Extended-C, Coptic, Tifinagh
+    {0x2E00, kUPunct},     // Supplemental Punctuation
+    {0x2E80, kUHan},       // CJK and Kangxi radicals
+    {0x3000, kUBlank},     // ideographic space
+    {0x3001, kUCjkPunct},
+    {0x3040, kUHiragana},
+    {0x30A0, kUKatakana},
+    {0x3100, kUHan},       // Bopomofo
+    {0x3130, kUHangul},    // compatibility jamo
+    {0x3190, kUHan},       // Kanbun, Bopomofo Extended, CJK strokes
+    {0x31F0, kUKatakana},  // Katakana Phonetic Extensions
+    {0x3200, kUCjkPunct},  // enclosed CJK, compatibility units
+    {0x3400, kUHan},       // Extension A
+    {0x4DC0, kUSymbol},    // Yijing hexagrams
+    {0x4E00, kUHan},       // Unified Ideographs, Yi
+    {0xA4D0, kUSparse},    // Lisu, Vai, Cyrillic Extended-B, Bamum, ...
+    {0xA960, kUHangul},    // Jamo Extended-A
+    {0xA980, kUSparse},    // Javanese, Cham, Myanmar extensions, Meetei, ...
+    {0xAC00, kUHangul},    // syllables, Jamo Extended-B
+    {0xD800, kUHigh},
+    {0xDC00, kULow},
+    {0xE000, kUSymbol},    // private use
+    {0xF900, kUHan},       // compatibility ideographs
+    {0xFB00, kUSparse},    // Latin/Armenian ligatures, Hebrew presentation forms
+    {0xFB50, kUOther},     // Arabic presentation forms A
+    {0xFE00, kUJoiner},    // variation selectors
+    {0xFE10, kUCjkPunct},  // vertical forms
+    {0xFE20, kUJoiner},    // combining half marks
+    {0xFE30, kUCjkPunct},  // CJK compatibility and small forms
+    {0xFE70, kUOther},     // Arabic presentation forms B
+    {0xFEFF, kUJoiner},    // byte order mark
+    {0xFF00, kUCjkPunct},  // full-width ASCII, half-width CJK punctuation
+    {0xFF65, kUKatakana},  // half-width katakana
+    {0xFFA0, kUHangul},    // half-width hangul
+    {0xFFE0, kUCjkPunct},  // full-width symbols
+    {0xFFF0, kUSymbol},    // specials (U+FFFD)
+};
+
+// One byte per BMP unit, filled on first use: zero-initialised storage adds nothing to the wasm
+// binary, and a lookup costs the same for every script.
+const Unit* unitTable() {
+  static Unit table[0x10000];
+  static const bool ready = [] {
+    for (int c = 0; c < 0x80; ++c) {
+      // Controls (ANSI escapes in terminal output) are byte tokens that never merge with
+      // punctuation.
+      table[c] = c < 0x20 || c == 0x7F ? kUSymbol : kUPunct;
+    }
+    for (int c = 'a'; c <= 'z'; ++c) table[c] = kULower;
+    for (int c = 'A'; c <= 'Z'; ++c) table[c] = kUUpper;
+    for (int c = '0'; c <= '9'; ++c) table[c] = kUDigit;
+    table['\t'] = table[' '] = table['\v'] = table['\f'] = kUBlank;
+    table['\n'] = table['\r'] = kUNewline;
+    constexpr std::size_t kCount = sizeof kRanges / sizeof kRanges[0];
+    for (std::size_t r = 0; r < kCount; ++r) {
+      std::size_t end = r + 1 < kCount ? kRanges[r + 1].first : 0x10000;
+      for (std::size_t c = kRanges[r].first; c < end; ++c) table[c] = kRanges[r].unit;
+    }
+    return true;
+  }();
+  (void)ready;
+  return table;
+}
+
+constexpr bool isLetter(Unit u) { return u <= kULatin; }
+constexpr bool isScriptLetter(Unit u) { return u == kUCyrillic || u == kUOther || u == kUSparse; }
+
+// Everything the pass remembers about the text so far, in one byte: the kind of the previous
+// unit plus the state of the run it belongs to (a Latin word piece's length up to the point where
+// letters start costing extra, the position in a digit run, the blanks and line breaks of a
+// whitespace run).
+enum State : std::uint8_t {
+  kSStart,   // nothing yet: like the start of a line, but not inside a whitespace run
+  kSMisc,    // after an ideograph, kana, CJK punctuation, symbol, joiner or surrogate
+  kSPunct,
+  kSHangul,
+  kSScript,  // after a Cyrillic, other or sparse letter
+  kSDigit,   // + position of the last digit in its run, mod 3 (3 states)
+  kSSpace = kSDigit + 3,  // + 3 * (run has a line break) + min(blanks since it, 2) (6 states)
+  kSLetter = kSSpace + 6,  // + 8 * (2 * last letter's unit + spaced piece) + min(len, tail+1) - 1
+  kStateCount = kSLetter + 3 * 2 * 8
+};
+
+constexpr std::uint32_t kSpacedCap = kSpacedTailFrom + 1;
+constexpr std::uint32_t kBareCap = kBareTailFrom + 1;
+static_assert(kSpacedCap <= 8 && kBareCap <= 8, "a letter state keeps at most 8 lengths");
+
+constexpr std::uint32_t bit(TokenFeature feature) { return 1u << feature; }
+static_assert(kFeatureCount <= 32, "a step's features must fit in a 32-bit mask");
+
+struct Step {
+  std::uint8_t next;
+  std::uint32_t features;  // each set bit counts its feature once
+};
+
+// The estimator's definition: what unit `u` adds after `state`. The pass tabulates it for
+// estimateTokens and calls it directly for tokenFeatures, so both always agree.
+constexpr Step step(std::uint8_t state, Unit u) {
+  const bool inSpace = state >= kSSpace && state < kSLetter;
+  const std::uint32_t lineBreak = inSpace ? (state - kSSpace) / 3 : 0;
+  const std::uint32_t blanks = inSpace ? (state - kSSpace) % 3 : 0;
+  const bool afterBlank = blanks > 0;
+  const bool afterLetter = state >= kSLetter;
+  const Unit lastLetter = afterLetter ? static_cast<Unit>((state - kSLetter) / 16) : kULower;
+  std::uint32_t features = 0;
+  std::uint32_t next = kSMisc;
+
+  // A run of >= 2 blanks after the last line break is one token once something follows it.
+  if (u != kUBlank && u != kUNewline && blanks >= 2) features |= bit(kBlankRuns);
+
+  if (isLetter(u)) {
+    bool spaced = afterLetter && ((state - kSLetter) / 8) % 2 == 1;
+    std::uint32_t len = afterLetter ? (state - kSLetter) % 8 + 1 : 0;
+    if (!afterLetter) {
+      // A word starts; o200k's pre-tokenizer glues one preceding blank or punctuation mark to it.
+      spaced = afterBlank;
+      features |= spaced ? bit(kSpacedWords) : state == kSPunct ? bit(kAttachedWords)
+                                                               : bit(kBareWords);
+      if (state >= kSDigit && state < kSSpace) features |= bit(kGlued);
+      len = 0;
+    } else if (u == kUUpper && lastLetter == kUUpper) {
+      features |= bit(kCapsTail);  // "JSON" stays one piece
+    } else if (u == kUUpper) {
+      features |= bit(kBareWords);  // a lower -> upper change starts a piece: "retry|Config"
+      spaced = false;
+      len = 0;
+    }
+    if (u == kULatin) features |= bit(kLatinExtended);
+    // Past the cap every letter costs extra: long or rare words split into several tokens.
+    const std::uint32_t cap = spaced ? kSpacedCap : kBareCap;
+    if (len + 1 >= cap) features |= bit(spaced ? kSpacedWordTail : kBareWordTail);
+    len = len + 1 < cap ? len + 1 : cap;
+    next = kSLetter + 8 * (2 * u + (spaced ? 1 : 0)) + len - 1;
+  } else if (u == kUDigit) {
+    // Numbers split into groups of up to three digits; a blank before one is a token of its own.
+    const bool inDigits = state >= kSDigit && state < kSSpace;
+    const std::uint32_t phase = inDigits ? (state - kSDigit + 1) % 3 : 0;
+    if (phase == 0) features |= bit(kDigitGroups);
+    if (afterLetter) features |= bit(kGlued);
+    if (afterBlank) features |= bit(kDigitsAfterBlank);
+    next = kSDigit + phase;
+  } else if (u == kUNewline) {
+    // Blanks before a line break belong to the newline token.
+    if (lineBreak == 0) features |= bit(kNewlineRuns);
+    next = kSSpace + 3;
+  } else if (u == kUBlank) {
+    next = kSSpace + 3 * lineBreak + (blanks < 2 ? blanks + 1 : 2);
+  } else if (u == kUPunct) {
+    if (state != kSPunct) features |= bit(kPunctRuns);
+    features |= bit(kPunctChars);
+    next = kSPunct;
+  } else if (u == kUHangul) {
+    if (state != kSHangul) features |= bit(kHangulWords);
+    features |= bit(kHangul);
+    next = kSHangul;
+  } else if (isScriptLetter(u)) {
+    if (state != kSScript) features |= bit(kOtherWords);
+    features |= bit(u == kUCyrillic ? kCyrillic : u == kUOther ? kOtherLetters : kSparseLetters);
+    next = kSScript;
+  } else {
+    switch (u) {
+      case kUHan: features |= bit(kHan); break;
+      case kUHiragana: features |= bit(kHiragana); break;
+      case kUKatakana: features |= bit(kKatakana); break;
+      case kUCjkPunct: features |= bit(kCjkPunct); break;
+      case kUSymbol: features |= bit(kSymbols); break;
+      case kURepeat: features |= bit(kSymbolRepeats); break;
+      case kUJoiner: features |= bit(kJoiners); break;
+      case kULow: features |= bit(kAstral); break;  // lone
+      default: break;  // a high surrogate: the pass counts the pair
+    }
+  }
+  return {static_cast<std::uint8_t>(next), features};
+}
+
+constexpr std::uint32_t costOf(std::uint32_t features) {
+  std::uint32_t milli = 0;
+  for (int k = 0; k < kFeatureCount; ++k) {
+    if (features & bit(static_cast<TokenFeature>(k))) milli += kTokenFeatureCostMilli[k];
+  }
+  return milli;
+}
+
+struct Transition {
+  std::uint16_t milli;    // cost of the step's features
+  std::uint16_t nextRow;  // next state * kUnitCount: the only dependency from unit to unit
+};
+static_assert(kStateCount * kUnitCount <= 0xFFFF, "rows must fit in 16 bits");
+
+// step() for every state and unit, filled on first use (zero-initialised storage again).
+const Transition* transitionTable() {
+  static Transition table[kStateCount * kUnitCount];
+  static const bool ready = [] {
+    for (int s = 0; s < kStateCount; ++s) {
+      for (int u = 0; u < kUnitCount; ++u) {
+        Step st = step(static_cast<std::uint8_t>(s), static_cast<Unit>(u));
+        std::uint32_t milli = costOf(st.features);
+        table[s * kUnitCount + u] = {static_cast<std::uint16_t>(milli),
+                                     static_cast<std::uint16_t>(st.next * kUnitCount)};
+      }
+    }
+    return true;
+  }();
+  (void)ready;
+  return table;
+}
+
+// The pass reports to a sink: FeatureSink counts features (for calibration), CostSink sums their
+// costs (for the estimate).
+struct FeatureSink {
+  TokenFeatures f{};
+  std::uint8_t state = kSStart;
+  void advance(Unit u) {
+    Step st = step(state, u);
+    for (int k = 0; k < kFeatureCount; ++k) f[k] += (st.features >> k) & 1u;
+    state = st.next;
+  }
+  void add(TokenFeature feature) {
+    if (feature != kFeatureCount) ++f[feature];
+  }
+};
+
+// kTokenFeatureCostMilli plus a zero for kFeatureCount ("no feature"), so adding is branch-free.
+constexpr std::array<std::uint32_t, kFeatureCount + 1> makeExtraCosts() {
+  std::array<std::uint32_t, kFeatureCount + 1> costs{};
+  for (int k = 0; k < kFeatureCount; ++k) costs[k] = kTokenFeatureCostMilli[k];
+  return costs;
+}
+constexpr std::array<std::uint32_t, kFeatureCount + 1> kExtraCostMilli = makeExtraCosts();
+
+struct CostSink {
+  const Transition* table = transitionTable();
+  std::uint32_t row = kSStart * kUnitCount;
+  std::uint64_t milli = 0;
+  void advance(Unit u) {
+    const Transition t = table[row + u];
+    milli += t.milli;
+    row = t.nextRow;
+  }
+  void add(TokenFeature feature) { milli += kExtraCostMilli[feature]; }
+};
+
+// Reads a text's units in order: a surrogate pair is one unit (kUHigh) whose code point's feature
+// comes back in `extra`, and a symbol equal to the unit before it becomes kURepeat.
+class Reader {
+ public:
+  Reader(const char16_t* s, std::size_t begin, std::size_t end)
+      : unitOf_(unitTable()), s_(s), i_(begin), end_(end),
+        before_(begin > 0 ? s[begin - 1] : u'a') {}
+
+  bool done() const { return i_ >= end_; }
+
+  Unit read(TokenFeature& extra) {
+    const char16_t c = s_[i_++];
+    Unit u = unitOf_[c];
+    u = static_cast<Unit>(u + (kURepeat - kUSymbol) * (u == kUSymbol && c == before_));
+    before_ = c;
+    extra = kFeatureCount;
+    if (u == kUHigh) {  // rare, so the branch is predicted
+      extra = kAstral;
+      if (i_ < end_ && unitOf_[s_[i_]] == kULow) {
+        char32_t cp = 0x10000 + ((static_cast<char32_t>(c) - 0xD800) << 10) +
+                      (static_cast<char32_t>(s_[i_]) - 0xDC00);
+        if (cp >= 0x20000 && cp < 0x40000) {
+          extra = kHan;  // Extension B and later
+        } else if (cp >= 0xE0000 && cp < 0xE1000) {
+          extra = kJoiners;  // tags (subdivision flags), variation selectors supplement
+        }
+        before_ = s_[i_++];
+      }
+    }
+    return u;
+  }
+
+ private:
+  const Unit* unitOf_;
+  const char16_t* s_;
+  std::size_t i_;
+  std::size_t end_;
+  char16_t before_;  // the unit before i_ (any non-symbol at the start of the text)
+};
+
+template <class Sink>
+void scan(const char16_t* s, std::size_t begin, std::size_t end, Sink& sink) {
+  Reader reader(s, begin, end);
+  TokenFeature extra;
+  while (!reader.done()) {
+    sink.advance(reader.read(extra));
+    sink.add(extra);
+  }
+}
+
+// The automaton is one chain of dependent table loads, so its speed is the load latency. Two
+// halves of a long text run interleaved, the second from kSStart; then the second half's start is
+// replayed from the first half's real end state, alongside the guessed start, until the two states
+// meet (usually at the next blank or punctuation mark): from there on every step is the same, so
+// adding the replay's difference gives exactly the serial sum.
+std::uint64_t costInTwoHalves(const char16_t* s, std::size_t n) {
+  const Unit* const unitOf = unitTable();
+  std::size_t half = n / 2;
+  if (unitOf[s[half - 1]] == kUHigh && unitOf[s[half]] == kULow) ++half;  // keep a pair whole
+  Reader first(s, 0, half);
+  Reader second(s, half, n);
+  CostSink a;
+  CostSink b;
+  TokenFeature extraA;
+  TokenFeature extraB;
+  while (!first.done() && !second.done()) {
+    a.advance(first.read(extraA));
+    b.advance(second.read(extraB));
+    a.add(extraA);
+    b.add(extraB);
+  }
+  while (!first.done()) {
+    a.advance(first.read(extraA));
+    a.add(extraA);
+  }
+  while (!second.done()) {
+    b.advance(second.read(extraB));
+    b.add(extraB);
+  }
+  CostSink real;
+  real.row = a.row;
+  CostSink guess;
+  Reader seam(s, half, n);
+  TokenFeature extra;  // the same in both replays: only states differ
+  while (real.row != guess.row && !seam.done()) {
+    Unit u = seam.read(extra);
+    real.advance(u);
+    guess.advance(u);
+  }
+  return a.milli + b.milli + real.milli - guess.milli;
+}
+
+}  // namespace
+
+TokenFeatures tokenFeatures(std::u16string_view text) {
+  FeatureSink sink;
+  scan(text.data(), 0, text.size(), sink);
+  return sink.f;
+}
+
+const char* tokenFeatureName(int feature) {
+  static constexpr const char* kNames[kFeatureCount] = {
+      "spacedWords",  "attachedWords", "bareWords",     "spacedWordTail", "bareWordTail",
+      "capsTail",     "glued",         "latinExtended", "digitGroups",    "digitsAfterBlank",
+      "punctRuns",    "punctChars",    "newlineRuns",   "blankRuns",      "han",
+      "hiragana",     "katakana",      "hangul",        "hangulWords",    "cjkPunct",
+      "cyrillic",     "otherLetters",  "sparseLetters", "otherWords",     "symbols",
+      "symbolRepeats", "joiners",      "astral"};
+  return feature >= 0 && feature < kFeatureCount ? kNames[feature] : "";
+}
+
+}  // namespace detail
+
+double estimateTokens(std::u16string_view text) {
+  if (text.empty()) return 0;
+  std::uint64_t milli;
+  if (text.size() >= 256) {
+    milli = detail::costInTwoHalves(text.data(), text.size());
+  } else {
+    detail::CostSink sink;
+    detail::scan(text.data(), 0, text.size(), sink);
+    milli = sink.milli;
+  }
+  // Any non-empty text is at least one token (a lone blank has no feature of its own).
+  return milli == 0 ? 1.0 : static_cast<double>((milli + 999) / 1000);
+}
+
+}  // namespace cce

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+// Tests for the script-aware token estimate: accuracy against o200k_base, monotonicity, additivity.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "jscompat/string.h"
+#include "token_estimate.h"
+
+namespace {
+
+using cce::estimateTokens;
+
+std::string sampleDir() {
+#ifdef CCE_SOURCE_DIR
+  return std::string(CCE_SOURCE_DIR) + "/tests/data/token-estimate/";
+#else
+  return "tests/data/token-estimate/";
+#endif
+}
+
+std::u16string readSample(const std::string& name) {
+  std::ifstream in(sampleDir() + name, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return cce::js::fromUtf8(bytes);
+}
+
+// Real counts of each whole file, measured with gpt-tokenizer 4.0.0 by
+// scripts/measure-token-estimate.mjs (o200k_base is the calibration target; cl100k_base is
+// recorded to show how far the older vocabulary is from it on non-Latin scripts). `units` pins the
+// file: if a sample is edited, its counts must be measured again. Files under holdout/ were never
+// used to fit the costs.
+struct Sample {
+  const char* file;
+  std::size_t units;
+  int o200k;
+  int cl100k;
+  double tolerance;  // relative to o200k
+};
+
+// Pure-ideograph paragraphs get 20 %: o200k stores many common Chinese words as one token, so its
+// cost per ideograph ranges from 0.74 (zh-tech) to 1.03 (zh-tw-prose) between texts, and no
+// per-character estimate can follow that. Everything else is held to 15 %.
+constexpr Sample kSamples[] = {
+    {"zh-chat-code.txt", 570, 215, 253, 0.15},
+    {"zh-chat.txt", 209, 164, 246, 0.20},
+    {"zh-prose.txt", 279, 229, 357, 0.20},
+    {"zh-tech.txt", 331, 224, 343, 0.20},
+    {"zh-tw-chat.txt", 237, 205, 335, 0.20},
+    {"zh-tw-prose.txt", 260, 244, 377, 0.20},
+    {"ja-chat-code.txt", 541, 209, 256, 0.15},
+    {"ja-chat.txt", 244, 172, 244, 0.15},
+    {"ja-prose.txt", 342, 283, 391, 0.15},
+    {"ja-tech.txt", 404, 254, 355, 0.15},
+    {"ko-chat-code.txt", 541, 211, 283, 0.15},
+    {"ko-chat.txt", 262, 149, 252, 0.15},
+    {"ko-prose.txt", 384, 211, 373, 0.15},
+    {"ko-tech.txt", 397, 228, 366, 0.15},
+    {"ar-prose.txt", 634, 180, 423, 0.15},
+    {"el-prose.txt", 553, 202, 489, 0.15},
+    {"emoji-chat.txt", 354, 108, 131, 0.15},
+    {"eu-prose.txt", 829, 172, 229, 0.15},
+    {"he-prose.txt", 487, 175, 462, 0.15},
+    {"hi-prose.txt", 690, 188, 671, 0.15},
+    {"ru-prose.txt", 822, 211, 399, 0.15},
+    {"th-prose.txt", 486, 200, 480, 0.15},
+    {"en-code-ts.txt", 1005, 267, 264, 0.15},
+    {"en-markdown.txt", 842, 234, 230, 0.15},
+    {"en-prose.txt", 809, 167, 170, 0.15},
+    {"en-tool-output.txt", 878, 336, 336, 0.15},
+    {"holdout/zh-code-chat.txt", 293, 129, 159, 0.15},
+    {"holdout/zh-news.txt", 212, 163, 262, 0.20},
+    {"holdout/ja-news.txt", 223, 179, 256, 0.15},
+    {"holdout/ko-news.txt", 257, 138, 251, 0.15},
+    {"holdout/ru-tech.txt", 512, 117, 208, 0.15},
+    {"holdout/en-support.txt", 560, 129, 131, 0.15},
+};
+
+std::vector<std::u16string> allSamples() {
+  std::vector<std::u16string> texts;
+  for (const Sample& s : kSamples) texts.push_back(readSample(s.file));
+  return texts;
+}
+
+bool isBlank(char16_t c) { return c == u' '; }
+bool isWhitespace(char16_t c) { return c == u' ' || c == u'\n' || c == u'\t' || c == u'\r'; }
+bool isLowSurrogate(char16_t c) { return c >= 0xDC00 && c <= 0xDFFF; }
+
+}  // namespace
+
+TEST_SUITE("token_estimate") {
+  TEST_CASE("estimates each paragraph-sized sample within its tolerance of the o200k count") {
+    for (const Sample& s : kSamples) {
+      CAPTURE(s.file);
+      std::u16string text = readSample(s.file);
+      REQUIRE(text.size() == s.units);
+      double estimate = estimateTokens(text);
+      CAPTURE(estimate);
+      CAPTURE(s.o200k);
+      CHECK(std::fabs(estimate - s.o200k) <= s.tolerance * s.o200k);
+    }
+  }
+
+  TEST_CASE("stays within three tokens of o200k on short messages") {
+    // Counts from gpt-tokenizer's o200k_base. Left out on purpose: whole phrases the vocabulary
+    // stores as one token ("こんにちは" is 1, "안녕하세요" is 1) and ZWJ emoji sequences.
+    struct Short {
+      const char16_t* text;
+      int o200k;
+    };
+    const Short cases[] = {
+        {u"hello world", 2},
+        {u"The quick brown fox jumps over the lazy dog.", 10},
+        {u"你好，世界！今天天气很好。", 9},
+        {u"東京タワー", 4},
+        {u"😀😀", 2},
+        {u"👍🏽", 3},
+        {u"function foo(a, b) { return a + b; }", 13},
+        {u"retryConfig.maxAttempts", 4},
+        {u"a3f9c2e17b", 9},
+        {u"───────────────", 4},
+        {u"const x = 42;\n    return x * 2;\n", 13},
+        {u"Exit code 1", 4},
+        {u"Привет, мир!", 5},
+        {u"Größenänderung", 5},
+        {u"✅ done → next", 4},
+        {u"2024-08-14T14:02:53.118Z", 15},
+        {u"ls -la /usr/local/bin", 7},
+        {u"\x1b[31merror\x1b[0m", 9},
+        {u"SELECT * FROM users WHERE id = 7;", 10},
+        {u"if (ok) {\n            return;\n        }\n", 10},
+        {u"def f(x):\n    if x:\n        return [\n            x,\n        ]\n", 16},
+        {u"name        size    modified\nREADME.md   4096    Aug 14\n", 17},
+    };
+    for (const Short& c : cases) {
+      std::u16string text(c.text);
+      CAPTURE(cce::js::toUtf8(text));
+      double estimate = estimateTokens(text);
+      CAPTURE(estimate);
+      CHECK(std::fabs(estimate - c.o200k) <= 3);
+    }
+  }
+
+  TEST_CASE("counts the empty string as zero and any other text as at least one token") {
+    CHECK(estimateTokens(u"") == 0);
+    CHECK(estimateTokens(u" ") == 1);
+    CHECK(estimateTokens(u"\n\n\n") == 1);
+    CHECK(estimateTokens(u"。") == 1);
+    const char16_t lone[] = {0xD83D, u'a', 0xDE00, 0};
+    CHECK(estimateTokens(lone) >= 2);
+  }
+
+  TEST_CASE("returns whole numbers") {
+    for (const std::u16string& text : allSamples()) {
+      double estimate = estimateTokens(text);
+      CHECK(estimate == std::floor(estimate));
+    }
+  }
+
+  TEST_CASE("never decreases when a code point is appended") {
+    std::vector<std::u16string> texts = allSamples();
+    texts.push_back(u"a  \n  b\t\tc 12 34x5Y ─── ── 😀‍👍🏽 \x1b[0m АБв 中文。かなカナ 한국어 𠀀");
+    for (const std::u16string& text : texts) {
+      CAPTURE(cce::js::toUtf8(text.substr(0, 40)));
+      double previous = 0;
+      for (std::size_t end = 1; end <= text.size(); ++end) {
+        if (end < text.size() && isLowSurrogate(text[end])) continue;  // code point boundaries
+        double estimate = estimateTokens(std::u16string_view(text).substr(0, end));
+        if (estimate < previous) {
+          CAPTURE(end);
+          CHECK(estimate >= previous);
+          break;
+        }
+        previous = estimate;
+      }
+    }
+  }
+
+  TEST_CASE("splitting at a single space loses at most the rounding of one part") {
+    // Every count depends only on the text since the previous whitespace run, so the two parts'
+    // fractional sums add up exactly and only the final rounding differs.
+    for (const std::u16string& text : allSamples()) {
+      std::u16string_view all(text);
+      for (std::size_t i = 1; i + 1 < text.size(); ++i) {
+        if (!isBlank(text[i]) || isWhitespace(text[i - 1]) || isWhitespace(text[i + 1])) continue;
+        double a = estimateTokens(all.substr(0, i));
+        double b = estimateTokens(all.substr(i));
+        double whole = estimateTokens(all);
+        CAPTURE(cce::js::toUtf8(text.substr(0, 40)));
+        CAPTURE(i);
+        CHECK(whole <= a + b);
+        CHECK(whole >= a + b - 1);
+      }
+    }
+  }
+
+  TEST_CASE("grows linearly with repetition and runs in linear time on 1 MB") {
+    std::u16string unit;
+    for (const std::u16string& text : allSamples()) unit += text;  // every sample ends in \n
+    const double perUnit = estimateTokens(unit);
+    std::u16string big;
+    std::size_t copies = 0;
+    while (big.size() < (std::size_t{1} << 20)) {
+      big += unit;
+      ++copies;
+    }
+    double estimate = 0;
+    double best = 1e300;
+    for (int run = 0; run < 5; ++run) {  // the best of five: the machine may be shared
+      auto start = std::chrono::steady_clock::now();
+      estimate = estimateTokens(big);
+      auto elapsed = std::chrono::steady_clock::now() - start;
+      best = std::min(best, std::chrono::duration<double, std::nano>(elapsed).count());
+    }
+    MESSAGE("estimateTokens on " << big.size() << " UTF-16 units: " << best / 1e6 << " ms ("
+                                 << best / big.size() << " ns per unit)");
+    CHECK(estimate <= copies * perUnit);
+    CHECK(estimate >= copies * (perUnit - 1));
+  }
+
+  TEST_CASE("counts every CJK paragraph closer to o200k than the reference's len/3.5 does") {
+    // The defect of issue 6 item 7: o200k spends 0.5-1 token per CJK character, the reference
+    // 0.29, so it is 40-75 % short on these samples.
+    for (const Sample& s : kSamples) {
+      std::string file = s.file;
+      std::string lang = file.substr(file.rfind('/') + 1, 2);
+      if (lang != "zh" && lang != "ja" && lang != "ko") continue;
+      CAPTURE(s.file);
+      std::u16string text = readSample(s.file);
+      double reference = std::ceil(text.size() / 3.5);
+      CHECK(std::fabs(estimateTokens(text) - s.o200k) < std::fabs(reference - s.o200k) / 2);
+    }
+  }
+
+  TEST_CASE("equals the rounded cost of its feature counts, however a long text splits in half") {
+    // Long texts are estimated in two interleaved halves and the seam is repaired; the feature
+    // counts come from a plain serial pass, so any seam mistake shows up as a difference.
+    auto fromFeatures = [](std::u16string_view text) {
+      cce::detail::TokenFeatures f = cce::detail::tokenFeatures(text);
+      std::uint64_t milli = 0;
+      for (int k = 0; k < cce::detail::kFeatureCount; ++k) {
+        milli += f[k] * cce::detail::kTokenFeatureCostMilli[k];
+      }
+      return text.empty() ? 0.0 : milli == 0 ? 1.0 : static_cast<double>((milli + 999) / 1000);
+    };
+    std::vector<std::u16string> texts = allSamples();
+    const std::u16string pieces[] = {
+        u"implementationDetails", u"   \n\n    ", u"1234567", u"───────", u"😀👍🏽𠀀",
+        u"\xD83D", u"\xDE00", u"(x)", u"АБВгд", u"中文。", u"한국어 단어", u"a", u" "};
+    // Every piece, repeated past the two-halves threshold, with every shift of the middle.
+    for (const std::u16string& piece : pieces) {
+      std::u16string body;
+      while (body.size() < 300) body += piece;
+      for (std::size_t shift = 0; shift < 24; ++shift) {
+        texts.push_back(std::u16string(shift, u'x') + body);
+        texts.push_back(u"A b" + std::u16string(shift, u' ') + body);
+      }
+    }
+    for (const std::u16string& text : texts) {
+      CAPTURE(cce::js::toUtf8(text.substr(0, 40)));
+      CAPTURE(text.size());
+      CHECK(estimateTokens(text) == fromFeatures(text));
+    }
+  }
+
+  TEST_CASE("exposes one named, non-negative cost per feature") {
+    for (int k = 0; k < cce::detail::kFeatureCount; ++k) {
+      CAPTURE(k);
+      CHECK(std::string(cce::detail::tokenFeatureName(k)).size() > 0);
+      CHECK(cce::detail::kTokenFeatureCostMilli[k] < 5000);
+    }
+    CHECK(std::string(cce::detail::tokenFeatureName(cce::detail::kFeatureCount)).empty());
+  }
+}
