@@ -15,6 +15,21 @@
 #include "match/json_syntax.h"
 #include "match/sql_keywords.h"
 
+#if defined(__SSE2__) && !defined(CCE_NO_SIMD)
+#include <emmintrin.h>
+#define CCE_CLASSIFIER_SSE2 1
+#else
+#define CCE_CLASSIFIER_SSE2 0
+#endif
+
+// Keeps the fused scan's hot loop and its rare paths in separate functions: inlined together,
+// the rare paths' calls and state take the loop's registers (measured: a third more instructions).
+#if defined(__GNUC__) || defined(__clang__)
+#define CCE_CLASSIFIER_NOINLINE __attribute__((noinline))
+#else
+#define CCE_CLASSIFIER_NOINLINE
+#endif
+
 namespace cce {
 namespace {
 
@@ -164,7 +179,8 @@ bool hasYamlStructure(View text) {
 
 // The detectors that look at single characters, gathered in one pass, plus cheap necessary
 // conditions for the fence, indented-code and YAML detectors so their own scans run only when they
-// could match. Prose then costs one pass here, one for SQL and one for API keys.
+// could match. classifyMessage uses it, detector by detector; hasHardReason has its own fused
+// pass below, which the tests hold to the same answers.
 struct StructureScan {
   bool latexMath = false;
   bool unicodeMath = false;
@@ -205,6 +221,50 @@ constexpr AsciiClasses kAscii = makeAsciiClasses();
 
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
+// The lengths of split('\n') in order; most messages have few lines, so they stay on the stack.
+class LineLengths {
+ public:
+  void push(std::size_t length) {
+    if (count_ < kInline) {
+      inline_[count_] = length;
+    } else {
+      spill_.push_back(length);
+    }
+    ++count_;
+  }
+  std::size_t size() const { return count_; }
+  template <typename F>
+  void forEach(F f) const {
+    for (std::size_t k = 0; k < count_ && k < kInline; ++k) f(inline_[k]);
+    for (std::size_t length : spill_) f(length);
+  }
+
+ private:
+  static constexpr std::size_t kInline = 64;
+  std::size_t inline_[kInline];
+  std::vector<std::size_t> spill_;
+  std::size_t count_ = 0;
+};
+
+// high_line_length_variance from the lengths of split('\n'): population coefficient of variation
+// above 1.2, in the reference's order of double operations.
+bool lineLengthVarianceAbove(const LineLengths& lineLengths, std::size_t n) {
+  const std::size_t lines = lineLengths.size();
+  if (lines <= 3) return false;
+  const double k = static_cast<double>(lines);
+  const double mean = static_cast<double>(n - (lines - 1)) / k;
+  double sum = 0;
+  lineLengths.forEach([&](std::size_t len) {
+    const double d = static_cast<double>(len) - mean;
+    sum += d * d;
+  });
+  return mean != 0 && std::sqrt(sum / k) / mean > 1.2;
+}
+
+bool specialRatioAbove(std::size_t special, std::size_t n) {
+  return static_cast<double>(special) / static_cast<double>(std::max<std::size_t>(n, 1)) > 0.15;
+}
+
 StructureScan scanStructure(View text) {
   const std::size_t n = text.size();
   StructureScan out;
@@ -218,7 +278,7 @@ StructureScan scanStructure(View text) {
   bool inLaterLine = false, lineOk = false;
   int verseRun = 0;
   // high_line_length_variance works on split('\n').
-  std::vector<std::size_t> lineLengths;
+  LineLengths lineLengths;
   std::size_t lineStart = 0;
   int yamlKeys = 0;
   auto endVerseLine = [&] {
@@ -240,7 +300,7 @@ StructureScan scanStructure(View text) {
       if (inLaterLine) endVerseLine();
       inLaterLine = true;
       lineOk = i + 1 < n && js::isUpper(text[i + 1]);
-      lineLengths.push_back(i - lineStart);
+      lineLengths.push(i - lineStart);
       lineStart = i + 1;
       if ((i + 1 < n && text[i + 1] == u'\t') || hasAt(text, i + 1, "    ")) {
         out.mayHaveIndent = true;
@@ -267,24 +327,400 @@ StructureScan scanStructure(View text) {
     }
   }
   if (inLaterLine) endVerseLine();
-  lineLengths.push_back(n - lineStart);
+  lineLengths.push(n - lineStart);
 
-  out.specialCharRatio =
-      static_cast<double>(special) / static_cast<double>(std::max<std::size_t>(n, 1)) > 0.15;
+  out.specialCharRatio = specialRatioAbove(special, n);
 
-  // Population coefficient of variation, in the reference's order of double operations.
-  const std::size_t lines = lineLengths.size();
-  if (lines > 3) {
-    const double k = static_cast<double>(lines);
-    const double mean = static_cast<double>(n - (lines - 1)) / k;
-    double sum = 0;
-    for (std::size_t len : lineLengths) {
-      const double d = static_cast<double>(len) - mean;
-      sum += d * d;
-    }
-    out.lineLengthVariance = mean != 0 && std::sqrt(sum / k) / mean > 1.2;
-  }
+  out.lineLengthVariance = lineLengthVarianceAbove(lineLengths, n);
   return out;
+}
+
+// ---- hasHardReason: every hard detector in one pass -------------------------------------------
+//
+// compress() asks this of every message outside the recency window, and most of them must be
+// proven clean, which means looking at every unit. One pass does it, split in two so that the
+// common case stays cheap. HotScan walks words (maximal ASCII `\w` runs, whose ends come from
+// SIMD letter masks) and the ASCII units between them, counts the special characters and tracks
+// [A-Za-z0-9_.-] runs, without calling anything; it stops only where something else must look:
+// a word that may be an SQL anchor (SqlKeywordScanner), an API-key run long enough to hold a key
+// (ApiKeyRunScanner), a line terminator, '$', '`' or a non-ASCII unit (FusedColdState, the
+// structural detectors). Anything decisive answers at once; what needs the whole text (the two
+// ratios, the rare YAML and fence candidates, SQL counts that need the plain keywords too) is
+// settled at the end.
+
+enum : std::uint8_t {
+  kSpecialUnit = 1,   // high_special_char_ratio; bit 0 so it can be added as is
+  kWordUnit = 2,      // \w
+  kKeyUnit = 4,       // [A-Za-z0-9_.-]: API-key runs go on through it
+  kActionUnit = 8,    // \n \r $ `: handled by FusedColdState::onAction
+  kKeyNameUnit = 16,  // [\w-]: a YAML key
+};
+
+struct UnitClasses {
+  std::uint8_t bits[128] = {};
+};
+
+constexpr UnitClasses makeUnitClasses() {
+  UnitClasses t{};
+  for (int c = 0; c < 128; ++c) {
+    if (kAscii.bits[c] & kSpecial) t.bits[c] |= kSpecialUnit;
+    if (isWord(char16_t(c))) t.bits[c] |= kWordUnit | kKeyUnit | kKeyNameUnit;
+  }
+  t.bits[int('.')] |= kKeyUnit;
+  t.bits[int('-')] |= kKeyUnit | kKeyNameUnit;
+  for (char c : std::string_view("\n\r$`")) t.bits[int(c)] |= kActionUnit;
+  return t;
+}
+constexpr UnitClasses kUnits = makeUnitClasses();
+
+// Where runs of ASCII letters end, sixteen units at a time: bit kBitsPerUnit * k of
+// nonLetters(p) is set when unit p[k] is not an ASCII letter. With SSE2 (every x86-64) that is a
+// handful of instructions; elsewhere (WebAssembly without SIMD) lane-wise arithmetic on 64-bit
+// words does it.
+constexpr unsigned kWindow = 16;
+
+#if CCE_CLASSIFIER_SSE2
+
+constexpr unsigned kBitsPerUnit = 2;  // _mm_movemask_epi8 over 16-bit lanes
+
+inline unsigned eightNonLetters(const char16_t* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  // (v | 0x20) - 'a' <= 25 unsigned: the two cases of a letter, and nothing else.
+  const __m128i offset = _mm_sub_epi16(_mm_or_si128(v, _mm_set1_epi16(0x20)), _mm_set1_epi16(0x61));
+  const __m128i letters =
+      _mm_cmpeq_epi16(_mm_subs_epu16(offset, _mm_set1_epi16(25)), _mm_setzero_si128());
+  return ~static_cast<unsigned>(_mm_movemask_epi8(letters)) & 0xFFFFu;
+}
+
+inline unsigned nonLetters(const char16_t* p) {
+  return eightNonLetters(p) | eightNonLetters(p + 8) << 16;
+}
+
+#else
+
+constexpr unsigned kBitsPerUnit = 1;
+
+// Four units as the 16-bit lanes of one word, unit 0 lowest (compilers make it one load).
+inline std::uint64_t fourUnits(const char16_t* p) {
+  return std::uint64_t{p[0]} | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 32 |
+         std::uint64_t{p[3]} << 48;
+}
+
+// The lanes that are not ASCII letters, as bits 0-3. The lane tests work on 15-bit values so that
+// no addition carries into the next lane; one multiplication then moves the top bit of lane k to
+// bit 48 + k, while every other product lands below bit 48 without carries, or above bit 63.
+inline unsigned fourNonLetters(std::uint64_t x) {
+  constexpr std::uint64_t kTop = 0x8000800080008000ULL;
+  constexpr std::uint64_t kGather = (1ULL << 48) | (1ULL << 33) | (1ULL << 18) | (1ULL << 3);
+  const std::uint64_t folded = x | 0x0020002000200020ULL;  // upper case onto lower case
+  const std::uint64_t low = folded & ~kTop;
+  const std::uint64_t atLeastA = low + 0x7F9F7F9F7F9F7F9FULL;  // top bit: lane >= 'a'
+  const std::uint64_t aboveZ = low + 0x7F857F857F857F85ULL;    // top bit: lane > 'z'
+  const std::uint64_t stops = ~(atLeastA & ~aboveZ & ~folded) & kTop;
+  return static_cast<unsigned>(((stops >> 15) * kGather) >> 48);
+}
+
+inline unsigned nonLetters(const char16_t* p) {
+  unsigned out = 0;
+  for (unsigned k = 0; k < kWindow / 4; ++k) out |= fourNonLetters(fourUnits(p + 4 * k)) << (4 * k);
+  return out;
+}
+
+#endif
+
+// `( {4}|\t).+` for the line [p, e) (e: its terminator or the text end).
+bool indentedLine(View text, std::size_t p, std::size_t e) {
+  if (e - p >= 2 && text[p] == u'\t') return true;
+  return e - p >= 5 && text[p] == u' ' && text[p + 1] == u' ' && text[p + 2] == u' ' &&
+         text[p + 3] == u' ';
+}
+
+// The same for the line starting at p, whose end is not known yet: only its first units matter.
+bool startsIndentedLine(View text, std::size_t p) {
+  const std::size_t n = text.size();
+  if (p + 1 < n && text[p] == u'\t') return !isLineTerminator(text[p + 1]);
+  return p + 4 < n && text[p] == u' ' && text[p + 1] == u' ' && text[p + 2] == u' ' &&
+         text[p + 3] == u' ' && !isLineTerminator(text[p + 4]);
+}
+
+// The rare work of the fused pass, kept out of its hot loop: the structural detectors, which act
+// at line terminators, '$', '`' and non-ASCII units only, and the API-key runs. The logic is
+// scanStructure's, rearranged so that nothing is needed at the other units: indented_code is
+// decided at each '\n' (its two lines meet there), a verse line is searched for . ! ? from its
+// end, and only when it starts with a capital (so every line is read at most once), and the YAML
+// candidates are counted at line starts (a key run that ends in ':' there is exactly a colon
+// whose key run starts a line). Anything decisive answers at once.
+class FusedColdState {
+ public:
+  static constexpr std::size_t kMinKeyRun = match::ApiKeyRunScanner::kMinRunLength;
+
+  explicit FusedColdState(View text) : text_(text) { lineStartAt(0); }
+
+  // The unit at i is one of \n \r $ ` (true when a hard reason is now certain).
+  CCE_CLASSIFIER_NOINLINE bool onAction(std::size_t i);
+
+  // The unit at i is not ASCII.
+  CCE_CLASSIFIER_NOINLINE bool onNonAscii(std::size_t i) {
+    const char16_t c = text_[i];
+    if (c == 0x2028 || c == 0x2029) lineStartAt(i + 1);
+    return isMathSymbol(c);
+  }
+
+  // The [A-Za-z0-9_.-] run [begin, end) holds at least kMinKeyRun units; runs come in text order.
+  CCE_CLASSIFIER_NOINLINE bool keyRun(std::size_t begin, std::size_t end) {
+    return keys_.run(text_, begin, end);
+  }
+
+  // After the last unit: `special` counts the high_special_char_ratio units.
+  CCE_CLASSIFIER_NOINLINE bool finish(std::size_t special);
+
+ private:
+  // A line of any kind (`^` under /m) starts at p.
+  void lineStartAt(std::size_t p) {
+    anyLineStart_ = p;
+    const std::size_t n = text_.size();
+    std::size_t k = p;
+    while (k < n && text_[k] < 0x80 && (kUnits.bits[text_[k]] & kKeyNameUnit) != 0) ++k;
+    if (k > p && k < n && text_[k] == u':') mayHaveYaml_ = ++yamlKeys_ >= 2;
+  }
+
+  // verse_pattern: the '\n'-line [lineStart_, end) ends.
+  bool endVerseLine(std::size_t end) {
+    if (!inLaterLine_) return false;
+    bool ok = lineStartsUpper_;
+    for (std::size_t k = end; ok && k > lineStart_; --k) {
+      const char16_t c = text_[k - 1];
+      ok = c != u'.' && c != u'!' && c != u'?';
+    }
+    verseRun_ = ok ? verseRun_ + 1 : 0;
+    return verseRun_ >= 3;
+  }
+
+  View text_;
+  match::ApiKeyRunScanner keys_;
+  std::size_t firstPair_ = kNone, lastDollar_ = kNone;  // latex_math
+  bool inLaterLine_ = false, lineStartsUpper_ = false;  // verse_pattern
+  int verseRun_ = 0;
+  LineLengths lineLengths_;       // high_line_length_variance
+  std::size_t lineStart_ = 0;     // after the last '\n'
+  std::size_t anyLineStart_ = 0;  // after the last line terminator of any kind
+  int yamlKeys_ = 0;
+  bool mayHaveYaml_ = false, mayHaveFence_ = false;
+};
+
+bool FusedColdState::onAction(std::size_t i) {
+  const std::size_t n = text_.size();
+  switch (text_[i]) {
+    case u'\n':
+      lastDollar_ = kNone;
+      if (endVerseLine(i)) return true;
+      inLaterLine_ = true;
+      lineStartsUpper_ = i + 1 < n && js::isUpper(text_[i + 1]);
+      lineLengths_.push(i - lineStart_);
+      lineStart_ = i + 1;
+      // indented_code: this '\n' joins two qualifying lines.
+      if (startsIndentedLine(text_, i + 1) && indentedLine(text_, anyLineStart_, i)) return true;
+      lineStartAt(i + 1);
+      return false;
+    case u'\r':
+      lineStartAt(i + 1);
+      return false;
+    case u'$':
+      if (lastDollar_ != kNone && i - lastDollar_ >= 2) return true;
+      lastDollar_ = i;
+      if (i + 1 < n && text_[i + 1] == u'$') {
+        if (firstPair_ == kNone) {
+          firstPair_ = i;
+        } else if (i >= firstPair_ + 3) {
+          return true;
+        }
+      }
+      return false;
+    case u'`':
+      if (hasAt(text_, i, "```")) mayHaveFence_ = true;
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool FusedColdState::finish(std::size_t special) {
+  const std::size_t n = text_.size();
+  if (endVerseLine(n)) return true;
+  lineLengths_.push(n - lineStart_);
+  if (specialRatioAbove(special, n) || lineLengthVarianceAbove(lineLengths_, n)) return true;
+  return (mayHaveYaml_ && hasYamlStructure(text_)) || (mayHaveFence_ && hasCodeFence(text_));
+}
+
+// The hot loop of the fused pass: words and the ASCII units between them, with no calls, so that
+// its state stays in registers. It stops at every unit it cannot settle alone and says why; the
+// caller deals with it and resumes.
+class HotScan {
+ public:
+  enum class Stop {
+    kEnd,
+    kNonAscii,  // at(): a unit >= 0x80, not yet looked at
+    kKeyRun,    // [keyRunStart(), at()) is a key run long enough to check, at() not yet looked at
+    kAction,    // at(): a unit in kActionUnit, counted; resume after it
+    kWord,      // [wordStart(), at()) may be an SQL anchor; resume at at()
+  };
+
+  explicit HotScan(View text) : text_(text) {}
+
+  CCE_CLASSIFIER_NOINLINE Stop next();
+
+  std::size_t at() const { return i_; }
+  std::size_t wordStart() const { return word_; }
+  std::size_t keyRunStart() const { return keyRunStart_; }
+  std::size_t special() const { return special_; }
+  // The key run ending at at() is settled (and the unit there too if `skip`: else the loop sees
+  // it again, with an empty run before it).
+  void endKeyRun(bool skip) {
+    keyRunStart_ = i_ + skip;
+    i_ += skip;
+  }
+  void skip() { ++i_; }
+
+ private:
+  View text_;
+  std::size_t i_ = 0;
+  std::size_t word_ = 0;
+  std::size_t keyRunStart_ = 0;  // the current [A-Za-z0-9_.-] run starts here
+  std::size_t special_ = 0;      // high_special_char_ratio units so far
+};
+
+HotScan::Stop HotScan::next() {
+  constexpr std::size_t kMinKeyRun = FusedColdState::kMinKeyRun;
+  const char16_t* const s = text_.data();
+  const std::size_t n = text_.size();
+  std::size_t i = i_, keyRunStart = keyRunStart_, special = special_;
+  // A window of kWindow units: bit kBitsPerUnit * k of `stops` is set when unit base + k is not
+  // an ASCII letter. Words are short, so one window often serves several of them.
+  std::size_t base = i - kWindow;
+  unsigned stops = 0;
+  Stop why = Stop::kEnd;
+  while (i < n) {
+    char16_t c = s[i];
+    if (c >= 0x80) {
+      why = Stop::kNonAscii;
+      break;
+    }
+    std::uint8_t bits = kUnits.bits[c];
+    if (bits & kWordUnit) {
+      // Words, and the single spaces between them when a letter follows: the most common units
+      // by far, so they skip the general path below.
+      bool stopped = false;
+      std::size_t start = i;
+      for (;;) {
+        // The end of the word: runs of letters (from the window) joined by digits and '_'.
+        i = start + 1;
+        for (;;) {
+          const std::size_t offset = i - base;
+          const unsigned rest = offset < kWindow ? stops >> (kBitsPerUnit * offset) : 0;
+          if (rest != 0) {
+            i += static_cast<std::size_t>(__builtin_ctz(rest)) / kBitsPerUnit;
+          } else {
+            if (offset < kWindow) i = base + kWindow;
+            for (;;) {
+              if (i + kWindow > n) {
+                while (i < n && js::isAlpha(s[i])) ++i;
+                break;
+              }
+              base = i;
+              stops = nonLetters(s + i);
+              if (stops != 0) {
+                i += static_cast<std::size_t>(__builtin_ctz(stops)) / kBitsPerUnit;
+                break;
+              }
+              i += kWindow;
+            }
+          }
+          if (i >= n) break;
+          c = s[i];
+          if (c == u' ' || c >= 0x80) break;
+          bits = kUnits.bits[c];
+          if ((bits & kWordUnit) == 0) break;
+          ++i;
+        }
+        if (match::SqlKeywordScanner::mayBeAnchor(text_, start, i)) {
+          word_ = start;
+          why = Stop::kWord;
+          stopped = true;
+          break;
+        }
+        if (c != u' ' || i >= n) break;  // (c is stale at the end of the text)
+        // A space: it only ends the API-key run.
+        if (i - keyRunStart >= kMinKeyRun) {
+          why = Stop::kKeyRun;
+          stopped = true;
+          break;
+        }
+        keyRunStart = ++i;
+        // Another word right after it? (The window says, when it covers i.)
+        const std::size_t offset = i - base;
+        if (offset < kWindow) {
+          if ((stops >> (kBitsPerUnit * offset)) & 1) break;
+        } else if (i >= n || !js::isAlpha(s[i])) {
+          break;
+        }
+        start = i;
+      }
+      if (stopped) break;
+      if (i >= n || c == u' ' || c >= 0x80) continue;
+    }
+    // An ASCII unit outside words, described by c and bits.
+    if ((bits & kKeyUnit) == 0) {
+      if (i - keyRunStart >= kMinKeyRun) {
+        why = Stop::kKeyRun;
+        break;
+      }
+      keyRunStart = i + 1;
+    }
+    special += bits & kSpecialUnit;
+    if (bits & kActionUnit) {
+      why = Stop::kAction;
+      break;
+    }
+    ++i;
+  }
+  i_ = i;
+  keyRunStart_ = keyRunStart;
+  special_ = special;
+  return why;
+}
+
+bool scanForHardReason(View text) {
+  HotScan hot(text);
+  match::SqlKeywordScanner sql;
+  FusedColdState cold(text);
+  constexpr std::size_t kMinKeyRun = FusedColdState::kMinKeyRun;
+  for (;;) {
+    switch (hot.next()) {
+      case HotScan::Stop::kEnd: {
+        const std::size_t n = text.size();
+        if (n - hot.keyRunStart() >= kMinKeyRun && cold.keyRun(hot.keyRunStart(), n)) return true;
+        return cold.finish(hot.special()) || sql.finish(text);
+      }
+      case HotScan::Stop::kNonAscii: {
+        const std::size_t i = hot.at();
+        if (cold.onNonAscii(i)) return true;
+        if (i - hot.keyRunStart() >= kMinKeyRun && cold.keyRun(hot.keyRunStart(), i)) return true;
+        hot.endKeyRun(/*skip=*/true);
+        break;
+      }
+      case HotScan::Stop::kKeyRun:
+        if (cold.keyRun(hot.keyRunStart(), hot.at())) return true;
+        hot.endKeyRun(/*skip=*/false);
+        break;
+      case HotScan::Stop::kAction:
+        if (cold.onAction(hot.at())) return true;
+        hot.skip();
+        break;
+      case HotScan::Stop::kWord:
+        if (sql.anchor(text, hot.wordStart(), hot.at())) return true;
+        break;
+    }
+  }
 }
 
 // ---- soft patterns (§3.4) ---------------------------------------------------------------------
@@ -599,16 +1035,8 @@ Classification classifyMessage(std::u16string_view content) {
 }
 
 bool hasHardReason(std::u16string_view content) {
-  if (hasJsonStructure(content)) return true;
-  const StructureScan scan = scanStructure(content);
-  if (scan.latexMath || scan.unicodeMath || scan.versePattern || scan.lineLengthVariance ||
-      scan.specialCharRatio) {
-    return true;
-  }
-  if (scan.mayHaveIndent && hasIndentedCode(content)) return true;
-  if (scan.mayHaveYaml && hasYamlStructure(content)) return true;
-  if (scan.mayHaveFence && hasCodeFence(content)) return true;
-  return match::hasSqlContent(content) || match::hasApiKey(content);
+  // One fused pass; classifyMessage keeps the detector-by-detector form it must agree with.
+  return hasJsonStructure(content) || scanForHardReason(content);
 }
 
 bool isValidJson(std::u16string_view text) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -250,6 +251,25 @@ TEST_SUITE("classifier") {
     });
   }
 
+  TEST_CASE("plain keywords count towards three only beside a weak anchor") {
+    // hasHardReason leaves SELECT, FROM, SET and the like to a final full scan, made only when a
+    // weak anchor was seen: these pin both sides of that rule.
+    checkReasonCases({
+        {"seven plain keywords", u"select from insert into update set delete", "sql_content",
+         false},
+        {"two plain keywords and a weak anchor", u"select from where", "sql_content", true},
+        {"the weak anchor last, far away",
+         u"select the rows from the table and then, much later in the text, say where",
+         "sql_content", true},
+        {"one weak anchor repeated", u"where where where", "sql_content", false},
+        {"a weak anchor and one plain keyword", u"where is it from", "sql_content", false},
+        {"two weak anchors and a plain keyword", u"union the values from both", "sql_content",
+         true},
+        {"a plain keyword between the words of a strong one", u"order set by", "sql_content",
+         false},
+    });
+  }
+
   TEST_CASE("the SQL scan matches two-word keywords as one and normalises them") {
     struct Case {
       const char* name;
@@ -439,6 +459,37 @@ TEST_SUITE("classifier") {
     CHECK(c.reasons == expected);
     CHECK(c.decision == Tier::T0);
     CHECK(c.confidence == 0.95);
+  }
+
+  TEST_CASE("a hard reason is found wherever it sits in a long text") {
+    // hasHardReason reads sixteen units at a time and hands work to other scanners at some units
+    // only, so each snippet (hard by the examples of spec §3 and the corpus) is moved across two
+    // windows' worth of offsets inside clean prose.
+    const std::u16string prose =
+        u"the service streams background tasks to the worker pool so the queue stays short ";
+    const std::u16string_view snippets[] = {
+        u" ORDER BY name ",
+        u" AKIAIOSFODNN7EXAMPLE ",
+        u" sk-w4o5SzLWluuHIPewAYUFosFpF298Vw18 ",
+        u" mykey-r6rJsZc7Yy7QObVDORI80UM9j ",
+        u" step one \u2192 step two ",
+        u" costs $5 and $10 ",
+        u"\n    a = 1\n    b = 2\n",
+        u"\nname: api\nport: 8080\n",
+        u"\nRoses bloom\nSoftly falls\nQuiet rivers\n",
+        u" the function returns an integer ",
+    };
+    for (std::size_t offset = 0; offset < 40; ++offset) {
+      const std::u16string before = prose + prose.substr(0, offset);
+      CAPTURE(offset);
+      REQUIRE_FALSE(hasHardReason(before + prose));
+      for (std::u16string_view snippet : snippets) {
+        const std::u16string text = before + std::u16string(snippet) + prose;
+        CAPTURE(show(text));
+        CHECK(hasHardReason(text));
+        CHECK(anyHard(classifyMessage(text)));
+      }
+    }
   }
 
   TEST_CASE("soft patterns alone never make a hard reason") {
@@ -655,6 +706,115 @@ TEST_SUITE("classifier") {
     MESSAGE("unambiguous corpus messages: ", preserved, " preserved, ", compressed, " compressed");
     CHECK(preserved > 150);
     CHECK(compressed > 800);
+  }
+}
+
+// ---- generated texts ----------------------------------------------------------------------------
+
+namespace {
+
+// Texts made of the pieces the detectors care about, glued at random: words of every length, SQL
+// keywords, API-key shapes, line breaks of each kind, indentation, YAML keys, dollars, backticks,
+// non-ASCII letters and symbols. A fixed seed keeps every run the same.
+class TextGenerator {
+ public:
+  explicit TextGenerator(std::uint32_t seed) : state_(seed) {}
+
+  std::u16string text(bool mild) {
+    std::u16string out;
+    const std::size_t pieces = 10 + below(150);
+    for (std::size_t k = 0; k < pieces; ++k) {
+      out += mild ? mildPiece() : piece();
+      if (below(10) < 7) out += u' ';
+    }
+    return out;
+  }
+
+ private:
+  std::uint32_t next() {
+    state_ = state_ * 1103515245u + 12345u;
+    return (state_ >> 8) & 0xFFFFFF;
+  }
+  std::size_t below(std::size_t n) { return next() % n; }
+  template <typename T, std::size_t N>
+  const T& pick(const T (&options)[N]) {
+    return options[below(N)];
+  }
+
+  std::u16string word(std::size_t min, std::size_t max) {
+    static constexpr char16_t kLetters[] = u"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    std::u16string out;
+    for (std::size_t k = min + below(max - min + 1); k > 0; --k) out += kLetters[below(52)];
+    return out;
+  }
+
+  std::u16string keyShape(std::size_t length) {
+    static constexpr std::u16string_view kPrefixes[] = {
+        u"sk-", u"sk_live_", u"AKIA", u"ghp_", u"github_pat_", u"xoxb-",
+        u"SG.", u"glpat-",   u"npm_", u"AIza", u"tok_",        u"build-abc-def-"};
+    static constexpr char16_t kBody[] = u"abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789_-.";
+    std::u16string out(pick(kPrefixes));
+    for (std::size_t k = length; k > 0; --k) out += kBody[below(sizeof kBody / 2 - 1)];
+    return out;
+  }
+
+  std::u16string piece() {
+    static constexpr std::u16string_view kSql[] = {
+        u"select", u"FROM",   u"where",    u"Join",     u"into",         u"set",
+        u"drop",   u"merge",  u"having",   u"union",    u"group by",     u"order\nby",
+        u"not  null", u"integer", u"on conflict", u"with recursive", u"left join",
+        u"on",     u"with",   u"left",     u"values",   u"schema",       u"trigger"};
+    static constexpr std::u16string_view kSeparators[] = {
+        u" ",    u" ",    u", ",      u". ",   u".",     u"-",      u"_",       u"\n",
+        u"\n",  u"\r\n", u"\r",   u"\u2028", u"\n    ", u"\n\t", u":",    u": ",
+        u"$",    u"$$",   u"`",      u"```",  u"(",     u")",      u"\"",     u"'",
+        u"/",    u"!",    u"?",      u"\u00e9", u"\u2192", u"\u00a0", u"\u2014", u"42",
+        u"{",    u"}",    u";",      u"=",    u"\t",   u"--",     u"\n\n",  u"\nA",
+        u"\nThe "};
+    const std::size_t r = below(100);
+    if (r < 45) return word(1, 9);
+    if (r < 50) return word(10, 30);
+    if (r < 62) return std::u16string(pick(kSql));
+    if (r < 66) return keyShape(10 + below(40));
+    return std::u16string(pick(kSeparators));
+  }
+
+  // Fewer triggers, so that about a third of the texts are clean.
+  std::u16string mildPiece() {
+    static constexpr std::u16string_view kSeparators[] = {
+        u" ",   u" ",    u", ", u". ",   u".",      u"-",     u"_",  u"\n", u"\r\n",
+        u"\u2028", u"\n    ", u":", u"(",  u")",      u"\"",    u"'",  u"/",   u"!",
+        u"?",   u"\u00e9", u"0", u"42", u"\n\n", u"\nA",  u"\t"};
+    const std::size_t r = below(1000);
+    if (r < 700) return word(1, 9);
+    if (r < 740) return word(10, 24);
+    if (r < 770) return std::u16string(below(2) ? u"from" : u"where");
+    if (r < 775) return keyShape(10 + below(20));
+    return std::u16string(pick(kSeparators));
+  }
+
+  std::uint32_t state_;
+};
+
+}  // namespace
+
+TEST_SUITE("classifier") {
+  TEST_CASE("hasHardReason agrees with classifyMessage on generated texts") {
+    // The fused pass against the detector-by-detector one, on texts long enough to cross many
+    // windows and to mix every kind of stop.
+    TextGenerator generator(20240611);
+    std::size_t hard = 0, clean = 0;
+    for (int k = 0; k < 4000; ++k) {
+      const std::u16string text = generator.text(/*mild=*/k % 2 == 1);
+      const bool expected = anyHard(classifyMessage(text));
+      ++(expected ? hard : clean);
+      if (hasHardReason(text) != expected) {
+        CAPTURE(show(text));
+        CHECK(hasHardReason(text) == expected);
+      }
+    }
+    CHECK(hard > 1000);  // both answers are well exercised
+    CHECK(clean > 300);
   }
 }
 

@@ -42,8 +42,7 @@ constexpr bool isKeyOrDot(char16_t c) {  // [A-Za-z0-9_.-]
 }
 constexpr bool isUpperDigit(char16_t c) { return js::isUpper(c) || js::isDigit(c); }
 
-// AKIA + 16; every other provider key is longer.
-constexpr std::size_t kShortestKey = 20;
+constexpr std::size_t kShortestKey = ApiKeyRunScanner::kMinRunLength;
 
 template <typename Pred>
 std::size_t runEnd(std::u16string_view text, std::size_t from, Pred pred) {
@@ -74,14 +73,10 @@ bool alnumRunThenBoundary(std::u16string_view text, std::size_t begin, std::size
 
 std::uint32_t bit(ApiKeyKind kind) { return std::uint32_t{1} << static_cast<unsigned>(kind); }
 
-enum class Generic { kUndecided, kRejected, kAccepted };
+// ScanState::generic
+constexpr std::uint8_t kGenericUndecided = 0, kGenericRejected = 1, kGenericAccepted = 2;
 
-struct ScanState {
-  std::uint32_t providers = 0;  // bit(kind) for every provider pattern found
-  Generic generic = Generic::kUndecided;
-  // Ends of the runs of failed candidates whose nested candidates must fail too (see the header).
-  std::size_t skipOpenAi = 0, skipSlack = 0, skipGitLab = 0;
-};
+using ScanState = detail::ApiKeyScanState;
 
 // Tries every provider pattern at every position of the [A-Za-z0-9_.-] run [runBegin, runStop)
 // (any provider match lies inside one such run). Returns true to stop: `stopAtFirst` and a provider
@@ -256,16 +251,27 @@ void findGenericToken(std::u16string_view text, std::size_t runBegin, std::size_
     if (lastBoundary < bodyBegin + 20) continue;
     // The first match decides, accepted or not.
     st->generic = hasTwoLowerDashSegments(text.substr(bodyBegin, lastBoundary - bodyBegin))
-                      ? Generic::kRejected
-                      : Generic::kAccepted;
+                      ? kGenericRejected
+                      : kGenericAccepted;
     return;
   }
 }
 
-// One pass over the [A-Za-z0-9_.-] runs long enough to hold a key (ordinary words are skipped by a
-// tight loop): the provider patterns at every position, and the generic token in the `.`-free
-// parts until its first match. With `stopAtFirst` it returns as soon as the yes/no answer is
-// known.
+// Scans one maximal [A-Za-z0-9_.-] run of at least kShortestKey units: the provider patterns at
+// every position, and the generic token in its `.`-free parts until the token's first match.
+// Returns true to stop: `stopAtFirst` and the yes/no answer is known.
+bool scanRun(std::u16string_view text, std::size_t runBegin, std::size_t runStop, ScanState* st,
+             bool stopAtFirst) {
+  if (scanProviders(text, runBegin, runStop, st, stopAtFirst)) return true;
+  for (std::size_t k = runBegin; k < runStop && st->generic == kGenericUndecided;) {
+    std::size_t partStop = runEnd(text, k, isKeyChar);
+    findGenericToken(text, k, partStop, st);
+    k = partStop + 1;  // past the '.'
+  }
+  return stopAtFirst && st->generic == kGenericAccepted;
+}
+
+// One pass over the runs long enough to hold a key (ordinary words are skipped by a tight loop).
 ScanState scan(std::u16string_view text, bool stopAtFirst) {
   const std::size_t n = text.size();
   ScanState st;
@@ -278,14 +284,9 @@ ScanState scan(std::u16string_view text, bool stopAtFirst) {
     const std::size_t runBegin = i;
     const std::size_t runStop = runEnd(text, i, isKeyOrDot);
     i = runStop;
-    if (runStop - runBegin < kShortestKey) continue;
-    if (scanProviders(text, runBegin, runStop, &st, stopAtFirst)) return st;
-    for (std::size_t k = runBegin; k < runStop && st.generic == Generic::kUndecided;) {
-      std::size_t partStop = runEnd(text, k, isKeyChar);
-      findGenericToken(text, k, partStop, &st);
-      k = partStop + 1;  // past the '.'
+    if (runStop - runBegin >= kShortestKey && scanRun(text, runBegin, runStop, &st, stopAtFirst)) {
+      return st;
     }
-    if (stopAtFirst && st.generic == Generic::kAccepted) return st;
   }
   return st;
 }
@@ -297,12 +298,16 @@ ApiKeyKind findApiKey(std::u16string_view text) {
   for (unsigned k = 1; k < 32; ++k) {
     if (st.providers & (std::uint32_t{1} << k)) return static_cast<ApiKeyKind>(k);
   }
-  return st.generic == Generic::kAccepted ? ApiKeyKind::kGeneric : ApiKeyKind::kNone;
+  return st.generic == kGenericAccepted ? ApiKeyKind::kGeneric : ApiKeyKind::kNone;
 }
 
 bool hasApiKey(std::u16string_view text) {
   const ScanState st = scan(text, /*stopAtFirst=*/true);
-  return st.providers != 0 || st.generic == Generic::kAccepted;
+  return st.providers != 0 || st.generic == kGenericAccepted;
+}
+
+bool ApiKeyRunScanner::run(std::u16string_view text, std::size_t begin, std::size_t end) {
+  return scanRun(text, begin, end, &state_, /*stopAtFirst=*/true);
 }
 
 }  // namespace cce::match

@@ -8,6 +8,8 @@
 // failed candidate of the same pattern can only see a subset of its run ends, so it is skipped.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace cce::match {
@@ -34,5 +36,28 @@ ApiKeyKind findApiKey(std::u16string_view text);
 /// True when any rule of §3.3 finds a key (`findApiKey(text) != kNone`, but stops at the first
 /// provider match found).
 bool hasApiKey(std::u16string_view text);
+
+namespace detail {
+struct ApiKeyScanState {
+  std::uint32_t providers = 0;  // bit k: the provider pattern of ApiKeyKind k matched
+  std::uint8_t generic = 0;     // the generic token: 0 undecided, 1 rejected, 2 accepted
+  // Ends of the runs of failed candidates whose nested candidates must fail too (see above).
+  std::size_t skipOpenAi = 0, skipSlack = 0, skipGitLab = 0;
+};
+}  // namespace detail
+
+/// `hasApiKey` for a caller that already walks the text: every key lies inside one maximal
+/// `[A-Za-z0-9_.-]` run of at least kMinRunLength units, so feed it exactly those runs, in text
+/// order.
+class ApiKeyRunScanner {
+ public:
+  static constexpr std::size_t kMinRunLength = 20;  // AKIA + 16; every other key is longer
+
+  /// The run text[begin, end). True once the text is known to contain a key; it stays true.
+  bool run(std::u16string_view text, std::size_t begin, std::size_t end);
+
+ private:
+  detail::ApiKeyScanState state_;
+};
 
 }  // namespace cce::match

@@ -3,7 +3,6 @@
 // `\s+`.
 #include "match/sql_keywords.h"
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -76,26 +75,69 @@ constexpr Keyword kKeywords[] = {
 constexpr std::size_t kKeywordCount = sizeof(kKeywords) / sizeof(kKeywords[0]);
 static_assert(kKeywordCount == 49 && kKeywordCount <= 64, "the distinct set is a 64-bit mask");
 
-constexpr std::size_t kMaxWordLength = 10;  // "CONSTRAINT"
-constexpr std::size_t kBucketSize = 6;
+// The keywords whose first word has a given first letter and length: at most two (UPDATE and
+// UPSERT share both), so a candidate word is compared with those alone.
+constexpr std::uint8_t kNoEntry = 0xFF;
 
-// Keywords grouped by their first letter, so a prose word costs one table lookup in most cases.
-struct Buckets {
-  std::array<std::array<std::uint8_t, kBucketSize>, 26> index{};
-  std::array<std::uint8_t, 26> count{};
-  std::array<std::uint16_t, 26> lengths{};  // bit L: some first word of this letter has length L
+struct ByLeadAndLength {
+  std::uint8_t index[26][16][2] = {};
 };
 
-constexpr Buckets makeBuckets() {
-  Buckets b{};
-  for (std::size_t k = 0; k < kKeywordCount; ++k) {
-    std::size_t letter = static_cast<std::size_t>(kKeywords[k].first[0] - 'A');
-    b.index[letter][b.count[letter]++] = static_cast<std::uint8_t>(k);
-    b.lengths[letter] |= static_cast<std::uint16_t>(1u << kKeywords[k].first.size());
+constexpr ByLeadAndLength makeByLeadAndLength() {
+  ByLeadAndLength t{};
+  for (auto& letter : t.index) {
+    for (auto& slot : letter) slot[0] = slot[1] = kNoEntry;
   }
-  return b;
+  for (std::size_t k = 0; k < kKeywordCount; ++k) {
+    const std::string_view w = kKeywords[k].first;
+    std::uint8_t* slot = t.index[w[0] - 'A'][w.size()];
+    slot[slot[0] == kNoEntry ? 0 : 1] = static_cast<std::uint8_t>(k);
+  }
+  return t;
 }
-constexpr Buckets kBuckets = makeBuckets();
+constexpr ByLeadAndLength kByLeadAndLength = makeByLeadAndLength();
+
+constexpr bool atMostTwoPerLeadAndLength() {
+  for (std::size_t a = 0; a < kKeywordCount; ++a) {
+    int same = 0;
+    for (std::size_t b = 0; b < kKeywordCount; ++b) {
+      same += kKeywords[a].first[0] == kKeywords[b].first[0] &&
+              kKeywords[a].first.size() == kKeywords[b].first.size();
+    }
+    if (same > 2) return false;
+  }
+  return true;
+}
+static_assert(atMostTwoPerLeadAndLength(), "two slots per first letter and length");
+
+// Anchors: the keywords that can settle hasSqlContent alone (see the header).
+constexpr bool isAnchor(const Keyword& kw) {
+  return kw.anchor != Anchor::kNone || !kw.second.empty();
+}
+
+constexpr bool plainKeywordsAreSingleWords() {
+  for (const Keyword& kw : kKeywords) {
+    if (isAnchor(kw)) continue;
+    for (const Keyword& other : kKeywords) {
+      if (!other.second.empty() && other.second == kw.first) return false;
+    }
+  }
+  return true;
+}
+static_assert(plainKeywordsAreSingleWords(), "a plain keyword may be skipped without harm");
+
+constexpr detail::SqlPrefilter makePrefilter() {
+  detail::SqlPrefilter t{};
+  for (std::size_t k = 0; k < kKeywordCount; ++k) {
+    if (!isAnchor(kKeywords[k])) continue;
+    const std::string_view w = kKeywords[k].first;
+    const auto bit = static_cast<std::uint16_t>(1u << w.size());
+    t.firstLast[((w[0] & 31) << 5) | (w.back() & 31)] |= bit;
+    t.firstSecond[((w[0] & 31) << 5) | (w[1] & 31)] |= bit;
+    t.firstPenultimate[((w[0] & 31) << 5) | (w[w.size() - 2] & 31)] |= bit;
+  }
+  return t;
+}
 
 constexpr std::uint64_t maskOf(Anchor anchor) {
   std::uint64_t mask = 0;
@@ -119,14 +161,42 @@ constexpr WordTable makeWordTable() {
 constexpr WordTable kWordTable = makeWordTable();
 constexpr bool isWordUnit(char16_t c) { return c < 128 && kWordTable.word[c]; }
 
-// True when text[begin, end) is exactly `upper` under ASCII case folding.
-bool equalsUpper(std::u16string_view text, std::size_t begin, std::size_t end,
-                 std::string_view upper) {
-  if (end - begin != upper.size()) return false;
+// True when text[begin, begin + upper.size()) is `upper` under ASCII case folding: `| 0x20` maps
+// only the two cases of a letter onto its lower case.
+bool equalsUpperAt(std::u16string_view text, std::size_t begin, std::string_view upper) {
   for (std::size_t i = 0; i < upper.size(); ++i) {
-    if (js::asciiUpper(text[begin + i]) != char16_t(upper[i])) return false;
+    if ((text[begin + i] | 0x20) != (upper[i] | 0x20)) return false;
   }
   return true;
+}
+
+constexpr int kNoKeyword = -1;
+
+// The keyword matched at the whole word text[begin, end), or kNoKeyword. For a two-word keyword,
+// [*secondBegin, *secondEnd) is the second word it consumed.
+int keywordAt(std::u16string_view text, std::size_t begin, std::size_t end,
+              std::size_t* secondBegin, std::size_t* secondEnd) {
+  const std::size_t length = end - begin;
+  const unsigned letter = static_cast<unsigned>(text[begin] | 0x20) - u'a';
+  if (letter >= 26 || length >= 16) return kNoKeyword;
+  for (const std::uint8_t k : kByLeadAndLength.index[letter][length]) {
+    if (k == kNoEntry) break;
+    const Keyword& kw = kKeywords[k];
+    if (!equalsUpperAt(text, begin, kw.first)) continue;
+    if (kw.second.empty()) return k;
+    const std::size_t n = text.size();
+    std::size_t s = end;
+    while (s < n && js::isSpace(text[s])) ++s;
+    std::size_t e = s;
+    while (e < n && isWordUnit(text[e])) ++e;
+    if (s == end || e - s != kw.second.size() || !equalsUpperAt(text, s, kw.second)) {
+      return kNoKeyword;
+    }
+    *secondBegin = s;
+    *secondEnd = e;
+    return k;
+  }
+  return kNoKeyword;
 }
 
 // Calls `onMatch(keywordIndex)` for each global match in order; stops when it returns true.
@@ -142,29 +212,10 @@ void scanKeywords(std::u16string_view text, OnMatch onMatch) {
     // A whole word [i, j): `\b` holds at both ends, and nowhere inside.
     std::size_t j = i + 1;
     while (j < n && isWordUnit(text[j])) ++j;
-    std::size_t next = j;
-    char16_t lead = js::asciiUpper(text[i]);
-    const std::size_t length = j - i;
-    if (length <= kMaxWordLength && lead >= u'A' && lead <= u'Z' &&
-        (kBuckets.lengths[lead - u'A'] & (1u << length)) != 0) {
-      std::size_t letter = static_cast<std::size_t>(lead - u'A');
-      for (std::size_t b = 0; b < kBuckets.count[letter]; ++b) {
-        std::size_t k = kBuckets.index[letter][b];
-        const Keyword& kw = kKeywords[k];
-        if (!equalsUpper(text, i, j, kw.first)) continue;
-        if (!kw.second.empty()) {
-          std::size_t s = j;
-          while (s < n && js::isSpace(text[s])) ++s;
-          std::size_t e = s;
-          while (e < n && isWordUnit(text[e])) ++e;
-          if (s == j || !equalsUpper(text, s, e, kw.second)) break;
-          next = e;
-        }
-        if (onMatch(k)) return;
-        break;
-      }
-    }
-    i = next;
+    std::size_t secondBegin = j, secondEnd = j;
+    const int k = keywordAt(text, i, j, &secondBegin, &secondEnd);
+    if (k != kNoKeyword && onMatch(static_cast<std::size_t>(k))) return;
+    i = secondEnd;
   }
 }
 
@@ -183,14 +234,22 @@ int popCount(std::uint64_t v) {
   return count;
 }
 
+bool isSqlSet(std::uint64_t seen) {
+  return (seen & kStrongMask) != 0 || ((seen & kWeakMask) != 0 && popCount(seen) >= 3);
+}
+
 }  // namespace
+
+namespace detail {
+const SqlPrefilter kSqlPrefilter = makePrefilter();
+}  // namespace detail
 
 bool hasSqlContent(std::u16string_view text) {
   std::uint64_t seen = 0;
   bool found = false;
   scanKeywords(text, [&](std::size_t k) {
     seen |= std::uint64_t{1} << k;
-    found = (seen & kStrongMask) != 0 || ((seen & kWeakMask) != 0 && popCount(seen) >= 3);
+    found = isSqlSet(seen);
     return found;
   });
   return found;
@@ -206,6 +265,20 @@ std::vector<std::string> sqlKeywords(std::u16string_view text) {
     return false;
   });
   return out;
+}
+
+bool SqlKeywordScanner::anchor(std::u16string_view text, std::size_t begin, std::size_t end) {
+  if (begin == consumed_) return false;
+  std::size_t secondBegin = end, secondEnd = end;
+  const int k = keywordAt(text, begin, end, &secondBegin, &secondEnd);
+  if (k == kNoKeyword) return false;
+  if (secondBegin != end) consumed_ = secondBegin;
+  seen_ |= std::uint64_t{1} << k;
+  return isSqlSet(seen_);
+}
+
+bool SqlKeywordScanner::finish(std::u16string_view text) const {
+  return (seen_ & kWeakMask) != 0 && hasSqlContent(text);
 }
 
 }  // namespace cce::match
