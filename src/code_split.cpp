@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "jscompat/string.h"
+#include "match/identifiers.h"
 
 namespace cce {
 namespace {
@@ -24,8 +25,8 @@ std::size_t openingAt(View s, std::size_t i) {
   std::size_t j = i;
   while (j < s.size() && j - i < 3 && s[j] == u' ') ++j;
   if (!backticksAt(s, j)) return kNone;
-  std::size_t nl = s.find(u'\n', j + 3);
-  return nl == View::npos ? kNoEnd : nl + 1;
+  std::size_t nl = match::findUnit(s, j + 3, u'\n');
+  return nl == s.size() ? kNoEnd : nl + 1;
 }
 
 // The lazy `[\s\S]*?\n\s*```` from `from`: the first `\n` whose following whitespace run ends in
@@ -34,8 +35,8 @@ std::size_t openingAt(View s, std::size_t i) {
 std::size_t closingFrom(View s, std::size_t from) {
   std::size_t i = from;
   while (true) {
-    std::size_t nl = s.find(u'\n', i);
-    if (nl == View::npos) return kNone;
+    std::size_t nl = match::findUnit(s, i, u'\n');
+    if (nl == s.size()) return kNone;
     std::size_t j = nl + 1;
     while (j < s.size() && js::isSpace(s[j])) ++j;
     if (backticksAt(s, j)) return j + 3;
@@ -44,6 +45,19 @@ std::size_t closingFrom(View s, std::size_t from) {
 }
 
 bool isLineStart(View s, std::size_t i) { return i == 0 || js::isLineTerminator(s[i - 1]); }
+
+// The first line start at or after `from` where ``` follows at most three spaces, or kNone. Only
+// backticks need a look: their line start is found by stepping back over those spaces. That
+// yields the same line starts in the same order as trying every line start with openingAt.
+std::size_t nextOpeningLine(View s, std::size_t from) {
+  for (std::size_t p = match::findUnit(s, from, u'`'); p < s.size();
+       p = match::findUnit(s, p + 1, u'`')) {
+    std::size_t i = p;
+    while (i > from && p - i < 3 && s[i - 1] == u' ') --i;
+    if (isLineStart(s, i) && backticksAt(s, p)) return i;
+  }
+  return kNone;
+}
 
 }  // namespace
 
@@ -59,16 +73,8 @@ CodeSplit splitCodeAndProse(View text) {
 
   std::size_t proseStart = 0;
   std::size_t i = 0;
-  while (i < text.size()) {
-    if (!isLineStart(text, i)) {
-      ++i;
-      continue;
-    }
-    std::size_t bodyStart = openingAt(text, i);
-    if (bodyStart == kNone) {
-      ++i;
-      continue;
-    }
+  while ((i = nextOpeningLine(text, i)) != kNone) {
+    const std::size_t bodyStart = openingAt(text, i);
     // A missing `\n` or closing fence after this opening is missing after every later one too.
     if (bodyStart == kNoEnd) break;
     std::size_t end = closingFrom(text, bodyStart);

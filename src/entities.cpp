@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <set>
 #include <string_view>
 
@@ -15,7 +16,14 @@ namespace {
 
 using View = std::u16string_view;
 
-// Sorted (byte order == UTF-16 order for ASCII) so membership is a binary search.
+// A word of up to 8 ASCII letters packed 7 bits per letter, then its length in 4 bits: distinct
+// words get distinct keys.
+constexpr std::uint64_t packedKey(std::string_view word) {
+  std::uint64_t key = 0;
+  for (char c : word) key = (key << 7) | static_cast<std::uint64_t>(c);
+  return (key << 4) | word.size();
+}
+
 constexpr std::array<std::string_view, 88> kCommonStarters = {
     "About",   "After",   "All",    "Also",    "Although", "An",   "And",    "Any",    "As",
     "At",      "Because", "Before", "Between", "But",      "By",   "Each",   "Even",   "Every",
@@ -29,74 +37,240 @@ constexpr std::array<std::string_view, 88> kCommonStarters = {
     "Who",     "Why",     "With",   "Yes",     "Yet",      "You",  "Your",
 };
 
+template <std::size_t N>
+constexpr std::array<std::uint64_t, N> sortedKeys(const std::array<std::string_view, N>& words) {
+  std::array<std::uint64_t, N> keys{};
+  for (std::size_t i = 0; i < N; ++i) {
+    std::uint64_t key = packedKey(words[i]);
+    std::size_t j = i;
+    for (; j > 0 && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
+    keys[j] = key;
+  }
+  return keys;
+}
+constexpr auto kStarterKeys = sortedKeys(kCommonStarters);
+constexpr bool allPackable(const std::array<std::string_view, 88>& words) {
+  for (std::string_view w : words) {
+    if (w.size() > 8) return false;
+  }
+  return true;
+}
+static_assert(allPackable(kCommonStarters), "a starter too long for packedKey");
+
+// The starter check runs for every proper-noun phrase, so it compares integers.
 bool isCommonStarter(View word) {
-  // Only ASCII letters reach here ([A-Z][a-z]+), so a narrowing copy compares exactly.
-  if (word.size() > 16) return false;
-  char buf[16];
-  for (std::size_t i = 0; i < word.size(); ++i) buf[i] = static_cast<char>(word[i]);
-  std::string_view key(buf, word.size());
-  return std::binary_search(kCommonStarters.begin(), kCommonStarters.end(), key);
+  // Only ASCII letters reach here ([A-Z][a-z]+), and no starter is longer than 8 letters.
+  if (word.size() > 8) return false;
+  std::uint64_t key = 0;
+  for (char16_t c : word) key = (key << 7) | c;
+  key = (key << 4) | word.size();
+  return std::binary_search(kStarterKeys.begin(), kStarterKeys.end(), key);
 }
 
-// JS Set insertion order with exact-string dedup. Later insertions never reorder earlier ones, so
-// collection can stop as soon as `limit` distinct entities are known.
-class EntitySet {
+// The distinct entities of one kind in first-seen order. The kinds never share a value (proper
+// nouns have one capital per word and whitespace between words, Pascal words two capitals and no
+// space, camel and snake words start lower-case and have a capital resp. an underscore, vowelless
+// words are lower-cased letters only, numbers start with a digit), so the JS Set over all kinds
+// equals per-kind sets concatenated in kind order. Only the first `limit` of that concatenation
+// are kept, and the kinds before this one only grow, so a kind is full once it and the kinds
+// before it hold `limit`. Entities are views of the text; vowelless words (`foldCase`) are compared
+// and reported lower-cased. With the engine's limit of 10 a linear look-up beats a tree; larger
+// limits (API callers) get the tree to stay linear.
+class DistinctList {
  public:
-  explicit EntitySet(std::size_t limit) : limit_(limit) {}
-  bool full() const { return items_.size() >= limit_; }
+  // `counts` is shared by the kinds: counts[k] = entities of kind k and of the kinds before it.
+  DistinctList(std::size_t limit, std::size_t* counts, std::size_t kind, bool foldCase = false)
+      : limit_(limit), counts_(counts), kind_(kind), foldCase_(foldCase) {}
+  const std::vector<View>& items() const { return items_; }
+  bool full() const { return counts_[kind_] >= limit_; }
   void add(View entity) {
-    if (full() || seen_.find(entity) != seen_.end()) return;
-    items_.emplace_back(entity);
-    seen_.insert(items_.back());
+    if (full() || contains(entity)) return;
+    if (items_.empty()) items_.reserve(std::min<std::size_t>(limit_, kLinearLimit));
+    items_.push_back(entity);
+    for (std::size_t k = kind_; k < kKinds; ++k) ++counts_[k];
+    if (limit_ > kLinearLimit) seen_.insert(normalized(entity));
   }
-  std::vector<std::u16string> take() { return std::move(items_); }
+  bool contains(View entity) const {
+    if (limit_ > kLinearLimit) return seen_.find(normalized(entity)) != seen_.end();
+    for (View item : items_) {
+      if (item.size() != entity.size()) continue;
+      std::size_t k = 0;
+      if (foldCase_) {
+        while (k < entity.size() && js::asciiLower(item[k]) == js::asciiLower(entity[k])) ++k;
+      } else {
+        while (k < entity.size() && item[k] == entity[k]) ++k;
+      }
+      if (k == entity.size()) return true;
+    }
+    return false;
+  }
+  /// The entity as it is reported.
+  std::u16string value(View entity) const {
+    std::u16string out(entity);
+    if (foldCase_) {
+      for (char16_t& c : out) c = js::asciiLower(c);
+    }
+    return out;
+  }
+
+  static constexpr std::size_t kKinds = 6;
 
  private:
+  static constexpr std::size_t kLinearLimit = 16;
+  std::u16string normalized(View entity) const { return value(entity); }
+
   std::size_t limit_;
-  std::set<std::u16string, std::less<>> seen_;  // transparent: looks up views without copying
-  std::vector<std::u16string> items_;
+  std::size_t* counts_;
+  std::size_t kind_;
+  bool foldCase_;
+  std::vector<View> items_;
+  std::set<std::u16string, std::less<>> seen_;  // only for limits above kLinearLimit
+};
+
+// Whether a word can start a proper noun or a number, or have one of the identifier shapes; the
+// word scan skips the others without leaving its loop. Most words are lower-case letters with a
+// vowel. No shape allows a digit, nor a word that starts with `_`; a capital followed by `_` fits
+// no shape either, and cannot start a proper noun (its first word must end at a boundary).
+bool mayYieldEntity(std::size_t, std::uint8_t first, std::uint8_t rest, std::size_t length) {
+  using namespace match::cls;
+  const std::uint8_t all = first | rest;
+  if ((all & (kUpper | kDigit | kUnderscore)) == 0) {
+    return (all & kVowel) == 0 && length >= 3;  // the common case: lower-case letters only
+  }
+  if (first & kDigit) return true;
+  if (first & kUpper) return (rest & (kDigit | kUnderscore)) == 0;
+  return (first & kLower) != 0 && (rest & kDigit) == 0;
+}
+
+// The kinds are added kind by kind (§7), but each is a whole-word pattern or starts at a word
+// start, so one walk over the words collects them all, each kind into its own list (see
+// DistinctList). Like the global regexes, the proper-noun and number scans resume at the end of
+// their previous match.
+class EntityCollector {
+ public:
+  EntityCollector(View text, std::size_t limit)
+      : text_(text),
+        limit_(limit),
+        proper_(limit, counts_, 0),
+        pascal_(limit, counts_, 1),
+        camel_(limit, counts_, 2),
+        snake_(limit, counts_, 3),
+        vowelless_(limit, counts_, 4, true),
+        numbers_(limit, counts_, 5) {}
+
+  // The walk goes chunk by chunk (each ending after a non-word unit, so no word is cut): it often
+  // stops early, and the scanner's preparation then covers only what was walked.
+  std::vector<std::u16string> collect() {
+    const std::size_t n = text_.size();
+    for (std::size_t start = 0; start < n;) {
+      std::size_t end = std::min(n, start + kChunk);
+      while (end < n && js::isWord(text_[end - 1])) ++end;
+      match::WordScanner words(text_.substr(start, end - start));
+      match::Word w;
+      while (words.next<false>(mayYieldEntity, w) == match::Next::kWord) {
+        w.begin += start;
+        w.end += start;
+        addWord(w);
+        // Proper nouns fill the list: nothing else can enter.
+        if (proper_.full()) return result();
+        // With snake words full, so are the kinds after them, and the kinds that can still grow
+        // (proper nouns, Pascal and camel words) all have an upper-case letter: only the words
+        // around those letters need a look.
+        if (snake_.full()) return collectAroundUpper(w.end);
+      }
+      start = end;
+    }
+    return result();
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 1024;
+
+  // One word of the walk: a number, a proper-noun phrase start, an identifier, a vowelless word.
+  void addWord(const match::Word& w) {
+    const std::size_t b = w.begin, e = w.end;
+    if (w.first & match::cls::kDigit) {
+      if (b < numberEnd_ || numbers_.full() ||
+          !match::mayStartNumberWithUnit(text_, w, match::Fraction::kAllowed)) {
+        return;
+      }
+      std::size_t end = match::matchNumberWithUnitAt(text_, b, match::UnitSet::kEntity);
+      if (end != 0) {
+        numbers_.add(js::trimView(text_.substr(b, end - b)));
+        numberEnd_ = end;
+      }
+      return;
+    }
+    if ((w.first & match::cls::kUpper) && b >= properEnd_ && e > b + 1 &&
+        js::isLower(text_[b + 1])) {
+      match::PhraseSpan p;
+      if (match::matchProperNounAt(text_, b, &p)) {
+        properEnd_ = p.end;
+        if (!isCommonStarter(text_.substr(p.begin, p.firstWordEnd - p.begin))) {
+          proper_.add(text_.substr(p.begin, p.end - p.begin));
+        }
+      }
+    }
+    // A shape is confirmed only for a word its list can still take: identifiers repeat a lot.
+    const View word = text_.substr(b, e - b);
+    const unsigned candidates = match::shapeCandidates(w.first, w.rest, word.size());
+    const unsigned identifier = candidates & ~match::shape::kVowelless;
+    DistinctList* list = identifier == match::shape::kPascal  ? &pascal_
+                         : identifier == match::shape::kCamel ? &camel_
+                         : identifier == match::shape::kSnake ? &snake_
+                                                              : nullptr;
+    if (list && !list->full() && !list->contains(word) && match::hasShape(word, identifier)) {
+      list->add(word);
+    }
+    if (candidates & match::shape::kVowelless) vowelless_.add(word);
+  }
+
+  // The rest of the walk from `from` (a word end) for the words that hold an upper-case letter.
+  std::vector<std::u16string> collectAroundUpper(std::size_t from) {
+    const std::size_t n = text_.size();
+    for (std::size_t i = match::findUpper(text_, from); i < n; i = match::findUpper(text_, i)) {
+      std::size_t b = i;
+      while (b > from && js::isWord(text_[b - 1])) --b;
+      match::Word w{b, b + 1, match::classOf(text_[b]), 0};
+      for (; w.end < n; ++w.end) {
+        const std::uint8_t k = match::classOf(text_[w.end]);
+        if ((k & match::cls::kWord) == 0) break;
+        w.rest |= k;
+      }
+      addWord(w);
+      if (proper_.full()) break;
+      i = w.end;
+    }
+    return result();
+  }
+
+  // Earlier kinds may have grown after a later one stopped, so the concatenation is cut again.
+  std::vector<std::u16string> result() const {
+    std::vector<std::u16string> out;
+    out.reserve(std::min<std::size_t>(limit_, counts_[DistinctList::kKinds - 1]));
+    for (const DistinctList* kind :
+         {&proper_, &pascal_, &camel_, &snake_, &vowelless_, &numbers_}) {
+      for (View entity : kind->items()) {
+        if (out.size() == limit_) return out;
+        out.push_back(kind->value(entity));
+      }
+    }
+    return out;
+  }
+
+  View text_;
+  std::size_t limit_;
+  std::size_t counts_[DistinctList::kKinds] = {};
+  DistinctList proper_, pascal_, camel_, snake_, vowelless_, numbers_;
+  std::size_t properEnd_ = 0;
+  std::size_t numberEnd_ = 0;
 };
 
 }  // namespace
 
 std::vector<std::u16string> extractEntities(View text, std::size_t limit) {
-  EntitySet set(limit);
-  if (set.full()) return {};
-
-  for (const match::PhraseSpan& p : match::findProperNounPhrases(text)) {
-    if (set.full()) return set.take();
-    if (isCommonStarter(text.substr(p.begin, p.firstWordEnd - p.begin))) continue;
-    set.add(text.substr(p.begin, p.end - p.begin));
-  }
-  if (set.full()) return set.take();
-
-  // The four word-shaped kinds are added kind by kind, so collect each kind's words in one pass.
-  std::vector<match::Span> pascal, camel, snake, vowelless;
-  match::forEachWord(text, [&](std::size_t b, std::size_t e) {
-    View word = text.substr(b, e - b);
-    if (js::isUpper(word[0])) {
-      if (match::isPascalCase(word)) pascal.push_back({b, e});
-    } else if (js::isLower(word[0])) {
-      if (match::isCamelCase(word)) camel.push_back({b, e});
-      if (match::isSnakeCase(word)) snake.push_back({b, e});
-    }
-    if (js::isAlpha(word[0]) && match::isVowelless(word)) vowelless.push_back({b, e});
-  });
-  for (const auto* kind : {&pascal, &camel, &snake}) {
-    for (const match::Span& w : *kind) set.add(text.substr(w.begin, w.end - w.begin));
-  }
-  std::u16string lower;
-  for (const match::Span& w : vowelless) {
-    if (set.full()) return set.take();
-    lower.assign(text.substr(w.begin, w.end - w.begin));
-    for (char16_t& c : lower) c = js::asciiLower(c);
-    set.add(lower);
-  }
-  for (const match::Span& m : match::findNumbersWithUnit(text, match::UnitSet::kEntity)) {
-    if (set.full()) break;
-    set.add(js::trimView(text.substr(m.begin, m.end - m.begin)));
-  }
-  return set.take();
+  if (limit == 0) return {};
+  return EntityCollector(text, limit).collect();
 }
 
 }  // namespace cce

@@ -3,7 +3,6 @@
 #include "summarizer.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -36,54 +35,105 @@ constexpr std::string_view kFiller[] = {
 
 constexpr std::string_view kStatus[] = {"PASS", "FAIL", "ERROR", "WARNING", "WARN"};
 
+// Case-insensitive comparison of `s` at `pos` with a lower-case ASCII literal (§12.4: folding ASCII
+// letters is exact for these patterns).
 bool matchesNoCaseAt(View s, std::size_t pos, std::string_view literal) {
-  return s.size() - pos >= literal.size() && js::startsWithAsciiNoCase(s.substr(pos), literal);
+  if (s.size() - pos < literal.size()) return false;
+  for (std::size_t k = 0; k < literal.size(); ++k) {
+    if (js::asciiLower(s[pos + k]) != static_cast<char16_t>(literal[k])) return false;
+  }
+  return true;
 }
 
 // `\b(…)\b` (flag i) tried at a word start: every alternative starts and ends with a letter, so a
 // match starts at a word start and ends at a boundary; alternatives sharing a prefix
-// ("require"/"requires") are all tried.
-// Which emphasis alternatives start with each letter: the check runs at every word start.
-using LetterMasks = std::array<std::uint32_t, 26>;
-constexpr LetterMasks emphasisByFirstLetter() {
-  LetterMasks masks{};
-  for (std::size_t k = 0; k < std::size(kEmphasis); ++k) {
-    masks[static_cast<std::size_t>(kEmphasis[k][0] - 'a')] |= std::uint32_t{1} << k;
+// ("require"/"requires") are all tried. The boundary also means the alternative's first word
+// ("note" of "note that") is the whole word there, so only alternatives whose first word has the
+// word's length, first and second letter are compared; the check runs at many words.
+struct EmphasisIndex {
+  struct Entry {
+    std::uint8_t length = 0;  // of the first word
+    char second = 0;          // its second letter
+    std::uint8_t phrase = 0;  // index into kEmphasis
+  };
+  // Bit L of lengths[c]: an alternative starting with the ASCII letter c (either case) has a first
+  // word of L letters.
+  std::uint32_t lengths[128] = {};
+  std::uint8_t count[26] = {};
+  Entry entries[26][3] = {};
+  constexpr EmphasisIndex() {
+    for (std::size_t k = 0; k < std::size(kEmphasis); ++k) {
+      std::string_view phrase = kEmphasis[k];
+      std::size_t len = phrase.find(' ');
+      if (len == std::string_view::npos) len = phrase.size();
+      const std::size_t letter = static_cast<std::size_t>(phrase[0] - 'a');
+      const auto lower = static_cast<std::size_t>(phrase[0]);
+      lengths[lower] |= std::uint32_t{1} << len;
+      lengths[lower - 32] |= std::uint32_t{1} << len;
+      // More than three alternatives per letter: not a constant expression.
+      entries[letter][count[letter]++] = {static_cast<std::uint8_t>(len), phrase[1],
+                                          static_cast<std::uint8_t>(k)};
+    }
   }
-  return masks;
-}
-constexpr LetterMasks kEmphasisByFirstLetter = emphasisByFirstLetter();
+};
+constexpr EmphasisIndex kEmphasisIndex{};
 
-bool emphasisAt(View s, std::size_t i) {
-  char16_t first = js::asciiLower(s[i]);
-  if (!js::isLower(first)) return false;
-  std::uint32_t mask = kEmphasisByFirstLetter[first - u'a'];
-  for (std::size_t k = 0; mask != 0; ++k, mask >>= 1) {
-    if ((mask & 1) == 0) continue;
-    std::string_view phrase = kEmphasis[k];
-    if (matchesNoCaseAt(s, i, phrase) && js::isWordBoundary(s, i + phrase.size())) return true;
+// Whether an emphasis alternative matches at the word of `length` units at `b` in `s` (a word
+// that starts with an ASCII letter). Or-ing 0x20 lower-cases a letter and maps no other word
+// character to one.
+inline bool emphasisAt(View s, std::size_t b, std::size_t length) {
+  if (length >= 32 || ((kEmphasisIndex.lengths[s[b]] >> length) & 1u) == 0) return false;
+  const std::size_t letter = static_cast<std::size_t>((s[b] | 0x20) - u'a');
+  const char16_t second = static_cast<char16_t>(s[b + 1] | 0x20);  // every first word has two
+  for (std::size_t j = 0; j < kEmphasisIndex.count[letter]; ++j) {
+    const EmphasisIndex::Entry& entry = kEmphasisIndex.entries[letter][j];
+    if (entry.length != length || static_cast<char16_t>(entry.second) != second) continue;
+    std::string_view phrase = kEmphasis[entry.phrase];
+    if (matchesNoCaseAt(s, b, phrase) && js::isWordBoundary(s, b + phrase.size())) return true;
   }
   return false;
 }
 
-using LetterMasks64 = std::array<std::uint64_t, 26>;
-constexpr LetterMasks64 fillerByFirstLetter() {
-  LetterMasks64 masks{};
-  for (std::size_t k = 0; k < std::size(kFiller); ++k) {
-    masks[static_cast<std::size_t>(kFiller[k][0] - 'a')] |= std::uint64_t{1} << k;
+// The phrases of a list grouped by first letter, so a test at one position only compares the few
+// that can match there.
+template <std::size_t N, std::size_t kMaxPerLetter>
+struct ByFirstLetter {
+  std::uint8_t count[26] = {};
+  std::uint8_t phrase[26][kMaxPerLetter] = {};
+  constexpr explicit ByFirstLetter(const std::string_view (&phrases)[N]) {
+    for (std::size_t k = 0; k < N; ++k) {
+      std::size_t letter = static_cast<std::size_t>(phrases[k][0] - 'a');
+      phrase[letter][count[letter]++] = static_cast<std::uint8_t>(k);  // overflow: not constexpr
+    }
   }
-  return masks;
-}
-constexpr LetterMasks64 kFillerByFirstLetter = fillerByFirstLetter();
+};
 
+constexpr ByFirstLetter<std::size(kFiller), 6> kFillerByLetter{kFiller};
+
+// Bit of a phrase's second character among its first letter's phrases: a letter, space or `'`.
+constexpr int secondCharBit(char16_t c) {
+  return js::isLower(c) ? c - u'a' : c == u' ' ? 26 : c == u'\'' ? 27 : -1;
+}
+struct FillerSeconds {
+  std::uint32_t bits[26] = {};
+  constexpr FillerSeconds() {
+    for (std::string_view phrase : kFiller) {
+      bits[phrase[0] - 'a'] |= std::uint32_t{1} << secondCharBit(static_cast<char16_t>(phrase[1]));
+    }
+  }
+};
+constexpr FillerSeconds kFillerSeconds{};
+
+// The sentence's first two characters reject almost every sentence before any comparison.
 bool isFiller(View s) {
-  if (s.empty()) return false;
-  char16_t first = js::asciiLower(s[0]);
+  if (s.size() < 3) return false;  // every phrase has two characters, and one must follow
+  const char16_t first = js::asciiLower(s[0]);
   if (!js::isLower(first)) return false;
-  std::uint64_t mask = kFillerByFirstLetter[first - u'a'];
-  for (std::size_t k = 0; mask != 0; ++k, mask >>= 1) {
-    if ((mask & 1) == 0) continue;
-    std::string_view phrase = kFiller[k];
+  const std::size_t letter = static_cast<std::size_t>(first - u'a');
+  const int second = secondCharBit(js::asciiLower(s[1]));
+  if (second < 0 || ((kFillerSeconds.bits[letter] >> second) & 1u) == 0) return false;
+  for (std::size_t j = 0; j < kFillerByLetter.count[letter]; ++j) {
+    std::string_view phrase = kFiller[kFillerByLetter.phrase[letter][j]];
     if (s.size() <= phrase.size() || !matchesNoCaseAt(s, 0, phrase)) continue;
     char16_t next = s[phrase.size()];
     if (next == u',' || next == u'.' || next == u'!' || next == u'?' || js::isSpace(next)) {
@@ -93,11 +143,58 @@ bool isFiller(View s) {
   return false;
 }
 
+// `\b(PASS|FAIL|ERROR|WARNING|WARN)\b`, case-sensitive, over a whole word of upper-case letters.
 bool isStatusWord(View w) {
+  if (w.size() < 4 || w.size() > 7) return false;
   for (std::string_view status : kStatus) {
     if (js::equalsAscii(w, status)) return true;
   }
   return false;
+}
+
+// The word-level signals of one unit (§5.2), accumulated word by word.
+struct Signals {
+  int score = 0;              // identifiers, status words, vowelless words, numbers with units
+  bool emphasis = false;      // +4 once, added at the end
+  std::size_t numberEnd = 0;  // a number+unit match resumes the global scan at its end
+};
+
+// Adds the signals of the word `w` of `text`. Every `\b…\b` signal matches whole words, and
+// emphasis and number+unit matches start at a word start.
+void scoreWord(View text, const match::Word& w, match::Fraction fraction, Signals& sig) {
+  const std::uint8_t first = w.first, rest = w.rest;
+  if (first & match::cls::kDigit) {
+    if (w.begin < sig.numberEnd || !match::mayStartNumberWithUnit(text, w, fraction)) return;
+    std::size_t end = match::matchNumberWithUnitAt(text, w.begin, match::UnitSet::kScore, fraction);
+    if (end != 0) {
+      sig.score += 2;
+      sig.numberEnd = end;
+    }
+    return;
+  }
+  if ((first & (match::cls::kLower | match::cls::kUpper)) == 0) return;  // `_…`: no signal
+  View word = text.substr(w.begin, w.end - w.begin);
+  unsigned shapes = match::wordShapes(word, first, rest);
+  if (shapes & (match::shape::kPascal | match::shape::kCamel | match::shape::kSnake)) {
+    sig.score += 3;
+  }
+  if (shapes & match::shape::kVowelless) sig.score += 2;
+  if ((first & match::cls::kUpper) &&
+      (rest & (match::cls::kLower | match::cls::kDigit | match::cls::kUnderscore)) == 0 &&
+      isStatusWord(word)) {
+    sig.score += 3;
+  }
+  if (!sig.emphasis) sig.emphasis = emphasisAt(text, w.begin, w.end - w.begin);
+}
+
+// The unit-level signals on top of the word signals.
+int unitScore(View unit, const Signals& sig, std::size_t grepRefs) {
+  int score = sig.score;
+  if (sig.emphasis) score += 4;
+  score += 2 * static_cast<int>(grepRefs);
+  if (unit.size() >= 40 && unit.size() <= 120) score += 2;
+  if (isFiller(unit)) score -= 10;
+  return score;
 }
 
 struct Unit {
@@ -109,52 +206,219 @@ struct Unit {
 
 bool isTerminator(char16_t c) { return c == u'.' || c == u'!' || c == u'?'; }
 
-// Global matches of `[^.!?\n]+[.!?]+`, trimmed. The leading class stops only at a terminator or
-// \n; a run that ends at \n (or the end) cannot match from any of its positions, so it is skipped
-// whole, which keeps the scan linear.
-void appendSentences(View para, std::vector<View>& out) {
-  const std::size_t n = para.size();
-  std::size_t i = 0;
-  while (i < n) {
-    if (isTerminator(para[i]) || para[i] == u'\n') {
-      ++i;
-      continue;
+// What a word's classes (first unit, union of the others) tell about its §5.2 signals, so that
+// the word scan skips most words without leaving its loop. Digits start numbers; `_…` words, and
+// letters followed by a digit (or an upper-case letter followed by `_`), fit no shape, status or
+// emphasis word. Words of letters only are identifier or status candidates with an upper-case
+// letter after the first and vowelless candidates without a vowel; any other word of letters can
+// only be emphasis.
+enum Verdict : std::uint8_t { kNoSignal, kMaySignal, kVowellessOrEmphasis, kEmphasisOnly };
+constexpr Verdict verdictFor(std::uint8_t first, std::uint8_t rest) {
+  using namespace match::cls;
+  if (first & kDigit) return kMaySignal;
+  if ((first & (kLower | kUpper)) == 0 || (rest & kDigit)) return kNoSignal;
+  if (rest & kUnderscore) return (first & kLower) ? kMaySignal : kNoSignal;
+  if (rest & kUpper) return kMaySignal;
+  if (((first | rest) & kVowel) == 0) return kVowellessOrEmphasis;
+  return kEmphasisOnly;
+}
+// Indexed by first | rest << 5 (word units have only the five class bits).
+struct VerdictTable {
+  Verdict verdict[1024] = {};
+  constexpr VerdictTable() {
+    for (unsigned i = 0; i < 1024; ++i) {
+      verdict[i] = verdictFor(static_cast<std::uint8_t>(i & 31), static_cast<std::uint8_t>(i >> 5));
     }
-    std::size_t j = i;
-    while (j < n && !isTerminator(para[j]) && para[j] != u'\n') ++j;
-    if (j == n || para[j] == u'\n') {
-      i = j;
-      continue;
-    }
-    std::size_t k = j;
-    while (k < n && isTerminator(para[k])) ++k;
-    out.push_back(js::trimView(para.substr(i, k - i)));
-    i = k;
   }
+};
+constexpr VerdictTable kVerdicts{};
+
+// Whether the word of `length` units at `b` needs scoreWord: a possible signal, or (while the unit
+// has no emphasis yet) an emphasis match, which is tested right here. Most words are lower-case
+// letters with a vowel, which can only be emphasis; they are decided first.
+inline bool mayScore(View text, std::size_t b, std::uint8_t first, std::uint8_t rest,
+                     std::size_t length, bool emphasisPending) {
+  using namespace match::cls;
+  const std::uint8_t all = first | rest;
+  if ((all & (kUpper | kDigit | kUnderscore | kVowel)) == kVowel) {
+    return emphasisPending && emphasisAt(text, b, length);
+  }
+  switch (kVerdicts.verdict[first | rest << 5]) {
+    case kNoSignal:
+      return false;
+    case kMaySignal:
+      return true;
+    case kVowellessOrEmphasis:
+      if (length >= 3) return true;
+      break;
+    case kEmphasisOnly:
+      break;
+  }
+  return emphasisPending && emphasisAt(text, b, length);
 }
 
-// `text.split(/\n\n+/)`, keeping only the paragraphs whose trim is non-empty.
-std::vector<View> paragraphs(View text) {
-  std::vector<View> out;
-  std::size_t start = 0, i = 0;
-  const std::size_t n = text.size();
-  auto push = [&](std::size_t end) {
-    View p = text.substr(start, end - start);
-    if (!js::trimView(p).empty()) out.push_back(p);
-  };
-  while (i < n) {
-    if (text[i] == u'\n' && i + 1 < n && text[i + 1] == u'\n') {
-      std::size_t runEnd = i;
-      while (runEnd < n && text[runEnd] == u'\n') ++runEnd;
-      push(i);
-      start = runEnd;
-      i = runEnd;
-    } else {
-      ++i;
-    }
+// Marks the best unit of the paragraph [paraStart, end) primary, or adds the whole trimmed
+// paragraph as its only (primary) unit when it has no sentence (§5.1.3). Blank paragraphs, which
+// `split(/\n\n+/)` followed by the trim filter drops, have no sentence and add nothing.
+void closeParagraph(View text, std::size_t paraStart, std::size_t end, std::size_t firstUnit,
+                    std::vector<Unit>& units) {
+  if (units.size() == firstUnit) {
+    View whole = js::trimView(text.substr(paraStart, end - paraStart));
+    if (!whole.empty()) units.push_back({whole, scoreSentence(whole), units.size(), true});
+    return;
   }
-  push(n);
-  return out;
+  std::size_t best = firstUnit;
+  for (std::size_t u = firstUnit + 1; u < units.size(); ++u) {
+    if (units[u].score > units[best].score) best = u;
+  }
+  units[best].primary = true;
+}
+
+// Units and scores of §5.1-5.2 in one pass over the text. Paragraphs are the pieces between runs
+// of two or more \n; sentences are the global matches of `[^.!?\n]+[.!?]+`, trimmed. Neither part
+// of that pattern contains \n, so matching per paragraph equals matching the whole text, and a
+// candidate run that ends at \n (or the end) cannot match from any of its positions: it is dropped
+// whole, which keeps the scan linear.
+//
+// Words are scored while the run is read, and the run's signals are kept when a terminator ends it.
+// This equals scoring the trimmed sentence: trimming removes only whitespace, and the signals that
+// look past a word stay inside the run (emphasis phrases and units are letters and spaces; the
+// `(\.\d+)?` of a number would need the dot that ends the run, hence Fraction::kStopsAtDot, and a
+// `\s*` that crosses \n belongs to a run that is dropped anyway). A sentence holds no grep
+// reference: its only dots are the trailing terminators, and `\.\w+` needs a word char after one.
+void collectUnits(View text, std::vector<Unit>& units) {
+  const std::size_t n = text.size();
+  units.reserve(n / 64 + 8);
+  std::size_t paraStart = 0, paraFirstUnit = 0, runStart = 0;
+  Signals sig;
+  match::WordScanner words(text);
+  match::Word w;
+  for (;;) {
+    const bool pending = !sig.emphasis;
+    auto wanted = [text, pending](std::size_t b, std::uint8_t first, std::uint8_t rest,
+                                  std::size_t len) {
+      return mayScore(text, b, first, rest, len, pending);
+    };
+    const match::Next next = words.next<true>(wanted, w);
+    if (next == match::Next::kWord) {
+      scoreWord(text, w, match::Fraction::kStopsAtDot, sig);
+      continue;
+    }
+    if (next == match::Next::kEnd) break;
+    const std::size_t i = words.position();
+    std::size_t e = i + 1;
+    if (text[i] == u'\n') {
+      while (e < n && text[e] == u'\n') ++e;
+      if (e - i >= 2) {
+        closeParagraph(text, paraStart, i, paraFirstUnit, units);
+        paraStart = e;
+        paraFirstUnit = units.size();
+      }
+    } else {
+      while (e < n && isTerminator(text[e])) ++e;
+      if (i > runStart) {
+        // The match ends with terminators, so trimming only removes leading whitespace.
+        std::size_t b = runStart;
+        while (js::isSpace(text[b])) ++b;
+        View sentence = text.substr(b, e - b);
+        units.push_back({sentence, unitScore(sentence, sig, 0), units.size(), false});
+      }
+    }
+    sig = Signals{};
+    runStart = e;
+    words.resumeAt(e);
+  }
+  closeParagraph(text, paraStart, n, paraFirstUnit, units);
+}
+
+// ---- keepIdentifiersWhole ----------------------------------------------------------------------
+
+// Closing quotes and brackets that may sit between a sentence's terminators and the whitespace
+// after it.
+bool isCloser(char16_t c) {
+  return c == u'"' || c == u'\'' || c == u')' || c == u']' || c == u'}' || c == 0x2019 ||
+         c == 0x201D || c == 0x00BB;
+}
+
+// Abbreviations after which a single `.` does not end a sentence (see SummarizeRules).
+constexpr std::string_view kAlwaysAbbreviations[] = {"Dr", "Mr",  "Mrs", "Ms",    "Prof",
+                                                     "St", "Fig", "vs",  "approx"};
+constexpr std::string_view kMidSentenceAbbreviations[] = {"e.g", "i.e", "etc"};
+constexpr std::size_t kLongestAbbreviation = 6;
+
+// Whether the `.` at `dot` (a run of one terminator, followed by whitespace or the end after
+// `next`, which skips closers) closes an abbreviation rather than a sentence. The abbreviation is
+// the whole run of letters and dots before the `.`.
+bool isAbbreviationDot(View para, std::size_t dot, std::size_t next) {
+  std::size_t b = dot;
+  while (b > 0 && dot - b <= kLongestAbbreviation &&
+         (js::isAlpha(para[b - 1]) || para[b - 1] == u'.')) {
+    --b;
+  }
+  if (b == dot || dot - b > kLongestAbbreviation) return false;
+  if (b > 0 && (js::isWord(para[b - 1]) || para[b - 1] == u'.')) return false;
+  const View word = para.substr(b, dot - b);
+  for (std::string_view abbreviation : kAlwaysAbbreviations) {
+    if (js::equalsAscii(word, abbreviation)) return true;
+  }
+  std::size_t q = next;
+  while (q < para.size() && js::isSpace(para[q])) ++q;
+  const char16_t following = q < para.size() ? para[q] : u'\0';
+  for (std::string_view abbreviation : kMidSentenceAbbreviations) {
+    if (js::equalsAscii(word, abbreviation)) return js::isLower(following);
+  }
+  return js::equalsAscii(word, "No") && js::isDigit(following);
+}
+
+// The units of one paragraph under keepIdentifiersWhole, scored, best one primary.
+void appendParagraphUnits(View para, std::vector<Unit>& units) {
+  const std::size_t firstUnit = units.size();
+  const std::size_t n = para.size();
+  auto addUnit = [&](std::size_t from, std::size_t to) {
+    View unit = js::trimView(para.substr(from, to - from));
+    if (!unit.empty()) units.push_back({unit, scoreSentence(unit), units.size(), false});
+  };
+  std::size_t unitStart = 0;
+  for (std::size_t i = 0; i < n;) {
+    if (!isTerminator(para[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t k = i + 1;
+    while (k < n && isTerminator(para[k])) ++k;
+    std::size_t next = k;
+    while (next < n && isCloser(para[next])) ++next;
+    const bool ends = (next == n || js::isSpace(para[next])) &&
+                      !(k == i + 1 && para[i] == u'.' && isAbbreviationDot(para, i, next));
+    if (ends) {
+      addUnit(unitStart, next);
+      unitStart = next;
+    }
+    i = next;
+  }
+  addUnit(unitStart, n);
+  if (units.size() == firstUnit) return;
+  std::size_t best = firstUnit;
+  for (std::size_t u = firstUnit + 1; u < units.size(); ++u) {
+    if (units[u].score > units[best].score) best = u;
+  }
+  units[best].primary = true;
+}
+
+// Paragraphs as in the reference (`split(/\n\n+/)`, blank ones dropped), units per paragraph.
+void collectUnitsKeepingIdentifiers(View text, std::vector<Unit>& units) {
+  const std::size_t n = text.size();
+  std::size_t paraStart = 0;
+  for (std::size_t i = 0; i <= n;) {
+    if (i < n && !(text[i] == u'\n' && i + 1 < n && text[i + 1] == u'\n')) {
+      ++i;
+      continue;
+    }
+    appendParagraphUnits(text.substr(paraStart, i - paraStart), units);
+    while (i < n && text[i] == u'\n') ++i;
+    paraStart = i;
+    if (i == n) break;
+  }
 }
 
 // `s.slice(0, end)` with JS semantics for a negative end.
@@ -164,71 +428,42 @@ View sliceTo(View s, long long end) {
   return s.substr(0, static_cast<std::size_t>(std::min(end, len)));
 }
 
-}  // namespace
-
-// One pass over the words: every `\b…\b` signal matches whole words, emphasis and number+unit
-// matches start at a word start, and a number+unit match resumes the scan at its end.
-int scoreSentence(View s) {
-  int score = 0;
-  bool emphasis = false;
-  std::size_t numberEnd = 0;
-  match::forEachWord(s, [&](std::size_t b, std::size_t e) {
-    View word = s.substr(b, e - b);
-    char16_t c = word[0];
-    if (js::isLower(c)) {
-      if (match::isCamelCase(word) || match::isSnakeCase(word)) score += 3;
-    } else if (js::isUpper(c)) {
-      if (match::isPascalCase(word)) score += 3;
-      if (isStatusWord(word)) score += 3;
-    } else if (js::isDigit(c) && b >= numberEnd) {
-      std::size_t end = match::matchNumberWithUnitAt(s, b, match::UnitSet::kScore);
-      if (end != 0) {
-        score += 2;
-        numberEnd = end;
-      }
+// Appends the units of one pool (primary or not, score >= 0) to `pool`, by score descending and in
+// document order among equal scores (a stable sort). Scores are small integers, so a counting sort
+// does it in linear time; an unusually wide range falls back to std::stable_sort.
+void appendByScore(const std::vector<Unit>& units, bool primary, std::vector<const Unit*>& pool) {
+  const std::size_t from = pool.size();
+  int maxScore = 0;
+  for (const Unit& u : units) {
+    if (u.primary == primary && u.score >= 0) {
+      pool.push_back(&u);
+      maxScore = std::max(maxScore, u.score);
     }
-    if (js::isAlpha(c) && match::isVowelless(word)) score += 2;
-    if (!emphasis && js::isAlpha(c)) emphasis = emphasisAt(s, b);
-  });
-  if (emphasis) score += 4;
-  score += 2 * static_cast<int>(match::countGrepRefs(s));
-  if (s.size() >= 40 && s.size() <= 120) score += 2;
-  if (isFiller(s)) score -= 10;
-  return score;
+  }
+  const auto begin = pool.begin() + static_cast<std::ptrdiff_t>(from);
+  constexpr int kCountingRange = 256;
+  if (maxScore >= kCountingRange) {
+    std::stable_sort(begin, pool.end(),
+                     [](const Unit* a, const Unit* b) { return a->score > b->score; });
+    return;
+  }
+  std::size_t starts[kCountingRange + 1];  // starts[k]: first slot of score maxScore - k
+  std::fill(starts, starts + maxScore + 2, std::size_t{0});
+  for (auto it = begin; it != pool.end(); ++it) ++starts[maxScore - (*it)->score + 1];
+  for (int k = 1; k <= maxScore; ++k) starts[k] += starts[k - 1];
+  std::vector<const Unit*> sorted(static_cast<std::size_t>(pool.end() - begin));
+  for (auto it = begin; it != pool.end(); ++it) sorted[starts[maxScore - (*it)->score]++] = *it;
+  std::copy(sorted.begin(), sorted.end(), begin);
 }
 
-std::u16string summarize(View text, std::size_t budget) {
+// §5.3: pools, greedy packing, fallback and the document-order join.
+std::u16string selectUnits(View text, std::size_t budget, const std::vector<Unit>& units) {
   const long long cap = static_cast<long long>(budget);
-  std::vector<Unit> units;
-  std::vector<View> sentences;
-  for (View para : paragraphs(text)) {
-    sentences.clear();
-    appendSentences(para, sentences);
-    if (sentences.empty()) {
-      View whole = js::trimView(para);
-      units.push_back({whole, scoreSentence(whole), units.size(), true});
-      continue;
-    }
-    std::size_t first = units.size();
-    std::size_t best = first;
-    for (View s : sentences) {
-      units.push_back({s, scoreSentence(s), units.size(), false});
-      if (units.back().score > units[best].score) best = units.size() - 1;
-    }
-    units[best].primary = true;
-  }
   if (units.empty()) return std::u16string(js::trimView(sliceTo(text, cap)));
 
   std::vector<const Unit*> pool;
   pool.reserve(units.size());
-  for (bool primary : {true, false}) {
-    std::size_t from = pool.size();
-    for (const Unit& u : units) {
-      if (u.primary == primary && u.score >= 0) pool.push_back(&u);
-    }
-    std::stable_sort(pool.begin() + static_cast<std::ptrdiff_t>(from), pool.end(),
-                     [](const Unit* a, const Unit* b) { return a->score > b->score; });
-  }
+  for (bool primary : {true, false}) appendByScore(units, primary, pool);
 
   std::vector<const Unit*> selected;
   long long used = 0;
@@ -267,6 +502,32 @@ std::u16string summarize(View text, std::size_t budget) {
     out += selected[i]->text;
   }
   return out;
+}
+
+}  // namespace
+
+int scoreSentence(View s) {
+  Signals sig;
+  match::WordScanner words(s);
+  match::Word w;
+  auto all = [](std::size_t, std::uint8_t, std::uint8_t, std::size_t) { return true; };
+  while (words.next<false>(all, w) == match::Next::kWord) {
+    scoreWord(s, w, match::Fraction::kAllowed, sig);
+  }
+  return unitScore(s, sig, match::countGrepRefs(s));
+}
+
+std::u16string summarize(View text, std::size_t budget) {
+  std::vector<Unit> units;
+  collectUnits(text, units);
+  return selectUnits(text, budget, units);
+}
+
+std::u16string summarize(View text, std::size_t budget, const SummarizeRules& rules) {
+  if (!rules.keepIdentifiersWhole) return summarize(text, budget);
+  std::vector<Unit> units;
+  collectUnitsKeepingIdentifiers(text, units);
+  return selectUnits(text, budget, units);
 }
 
 }  // namespace cce

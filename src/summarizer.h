@@ -13,7 +13,29 @@
 
 namespace cce {
 
+/// The reference behaviour (cce-1.0, byte-identical to the TypeScript library).
 std::u16string summarize(std::u16string_view text, std::size_t budget);
+
+/// Opt-in unit rules for the engine's own (non-reference) modes. The default value is the
+/// reference behaviour.
+struct SummarizeRules {
+  /// Sentences end only where a sentence plausibly ends, so that dotted identifiers
+  /// (`retryConfig.maxAttempts`), file names (`client.ts`), versions (`v1.2.3`), decimals
+  /// (`3.14`), URLs and e-mail addresses stay inside their sentence:
+  /// - a run of `.`/`!`/`?` ends a sentence only when the end of the paragraph or whitespace
+  ///   follows it, possibly after closing quotes and brackets (`" ' ) ] }` and U+2019, U+201D,
+  ///   U+00BB), which stay with the sentence; line breaks inside a paragraph are whitespace;
+  /// - a single `.` after one of these whole words (case as written) never ends a sentence:
+  ///   `Dr Mr Mrs Ms Prof St Fig vs approx`; after `e.g`, `i.e` or `etc` it does not when the
+  ///   next word starts with a lower-case letter; after `No` it does not when a digit follows;
+  /// - the text after a paragraph's last sentence end is kept as a final unit (the reference
+  ///   drops it), so a paragraph without a sentence end is one unit, as in the reference.
+  /// Units are scored with scoreSentence and selected exactly as in the reference.
+  bool keepIdentifiersWhole = false;
+};
+
+std::u16string summarize(std::u16string_view text, std::size_t budget,
+                         const SummarizeRules& rules);
 
 /// The §5.2 score of one trimmed unit (exposed for table tests).
 int scoreSentence(std::u16string_view sentence);

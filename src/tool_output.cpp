@@ -3,6 +3,8 @@
 #include "tool_output.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -21,12 +23,36 @@ constexpr std::string_view kStatusWords[] = {"PASS",     "FAIL",   "ERROR", "WAR
                                              "WARN",     "Test",   "Tests", "Total",
                                              "Duration", "passed", "failed"};
 
-std::vector<View> nonEmptyLines(View text) {
-  std::vector<View> out;
-  for (View line : js::splitOn(text, u'\n')) {
-    if (!js::trimView(line).empty()) out.push_back(line);
+// A plain loop the compiler vectorises; a 16-bit count per chunk keeps the vector lanes narrow.
+std::size_t countNewlines(View text) {
+  std::size_t count = 0;
+  for (std::size_t from = 0; from < text.size(); from += 0xFFFF) {
+    const View chunk = text.substr(from, 0xFFFF);
+    std::uint16_t chunkCount = 0;
+    for (char16_t c : chunk) chunkCount = static_cast<std::uint16_t>(chunkCount + (c == u'\n'));
+    count += chunkCount;
   }
-  return out;
+  return count;
+}
+
+bool isBlank(View line) {
+  for (char16_t c : line) {
+    if (!js::isSpace(c)) return false;
+  }
+  return true;
+}
+
+// Calls `f(line)` for each line of `text.split('\n')` whose trim is non-empty (kept untrimmed), in
+// order.
+template <class F>
+void forEachNonEmptyLine(View text, F&& f) {
+  const std::size_t n = text.size();
+  for (std::size_t start = 0; start <= n;) {
+    const std::size_t end = match::findUnit(text, start, u'\n');
+    View line = text.substr(start, end - start);
+    if (!isBlank(line)) f(line);
+    start = end + 1;
+  }
 }
 
 // (b) `^[ \t]+[-•*]`
@@ -55,6 +81,7 @@ bool isKeyValue(View line) {
 
 // (d) `^(PASS|FAIL|ERROR|WARNING|WARN|OK|SKIP)\b`, case-sensitive.
 bool startsWithStatus(View line) {
+  if (line.empty() || !js::isUpper(line[0])) return false;
   for (std::string_view status : kLineStatus) {
     if (js::startsWithAscii(line, status) && js::isWordBoundary(line, status.size())) return true;
   }
@@ -66,17 +93,42 @@ bool isGrepHit(View line) {
   return match::matchGrepRefAt(line, 0, &captureEnd, &matchEnd);
 }
 
-// `\b(PASS|…|failed)\b` with flag i: all alternatives are letters, so a whole word must equal one.
+// Whether `word` equals the ASCII `literal` up to ASCII case (§12.4: exact for these patterns).
+bool equalsNoCase(View word, std::string_view literal) {
+  if (word.size() != literal.size()) return false;
+  for (std::size_t k = 0; k < word.size(); ++k) {
+    if (js::asciiLower(word[k]) != static_cast<char16_t>(js::asciiLower(literal[k]))) return false;
+  }
+  return true;
+}
+
+// Bit L: a status word starts with the L-th letter (either case).
+constexpr std::uint32_t statusLetters() {
+  std::uint32_t bits = 0;
+  for (std::string_view status : kStatusWords) bits |= 1u << (js::asciiLower(status[0]) - 'a');
+  return bits;
+}
+constexpr std::uint32_t kStatusLetters = statusLetters();
+
+// `\b(PASS|…|failed)\b` with flag i: all alternatives are letters, so a whole word must equal one;
+// they have 4 to 8 letters and six first letters, which rejects most words inside the word scan.
 bool hasStatusWord(View line) {
-  bool found = false;
-  match::forEachWord(line, [&](std::size_t b, std::size_t e) {
-    if (found || !js::isAlpha(line[b])) return;
-    View word = line.substr(b, e - b);
+  auto candidate = [line](std::size_t b, std::uint8_t first, std::uint8_t rest,
+                          std::size_t length) {
+    using namespace match::cls;
+    return length >= 4 && length <= 8 && (first & (kLower | kUpper)) != 0 &&
+           (rest & (kDigit | kUnderscore)) == 0 &&
+           ((kStatusLetters >> (js::asciiLower(line[b]) - u'a')) & 1u) != 0;
+  };
+  match::WordScanner words(line);
+  match::Word w;
+  while (words.next<false>(candidate, w) == match::Next::kWord) {
+    View word = line.substr(w.begin, w.end - w.begin);
     for (std::string_view status : kStatusWords) {
-      if (word.size() == status.size() && js::startsWithAsciiNoCase(word, status)) found = true;
+      if (equalsNoCase(word, status)) return true;
     }
-  });
-  return found;
+  }
+  return false;
 }
 
 std::u16string decimal(std::size_t n) {
@@ -89,13 +141,63 @@ std::u16string decimal(std::size_t n) {
   return digits;
 }
 
-// An insertion-ordered set of views (JS Set semantics); the std::set is only for lookups.
-struct OrderedSet {
-  std::vector<View> items;
-  std::set<View> seen;
+// An insertion-ordered set of views (JS Set semantics). Grep output repeats a few paths on every
+// line, so look-ups go through an open-addressing table of item indices keyed by a hash of the
+// code units; only the order of `items` is ever observed. Should the probes ever grow long
+// (crafted collisions), the set moves to a tree, which bounds every look-up.
+class OrderedViewSet {
+ public:
+  const std::vector<View>& items() const { return items_; }
   void add(View item) {
-    if (seen.insert(item).second) items.push_back(item);
+    if (!items_.empty() && item == last_) return;  // the hits of one file come together
+    last_ = item;
+    if (!tree_.empty()) {
+      if (tree_.insert(item).second) items_.push_back(item);
+      return;
+    }
+    if ((items_.size() + 1) * 2 > slots_.size()) grow();
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t s = hashOf(item) & mask;
+    for (std::size_t probes = 0; slots_[s] != 0; s = (s + 1) & mask) {
+      if (items_[slots_[s] - 1] == item) return;
+      if (++probes == kMaxProbes) {
+        tree_.insert(items_.begin(), items_.end());
+        if (tree_.insert(item).second) items_.push_back(item);
+        return;
+      }
+    }
+    items_.push_back(item);
+    slots_[s] = items_.size();
   }
+
+ private:
+  static constexpr std::size_t kMaxProbes = 64;
+  // FNV-1a over four code units at a time, then the tail one by one.
+  static std::size_t hashOf(View v) {
+    std::uint64_t h = 14695981039346656037ull;
+    std::size_t i = 0;
+    for (; i + 4 <= v.size(); i += 4) {
+      std::uint64_t block;
+      std::memcpy(&block, v.data() + i, sizeof block);
+      h = (h ^ block) * 1099511628211ull;
+    }
+    for (; i < v.size(); ++i) h = (h ^ v[i]) * 1099511628211ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  void grow() {
+    std::vector<std::size_t> slots(std::max<std::size_t>(16, slots_.size() * 2), 0);
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t k = 0; k < items_.size(); ++k) {
+      std::size_t s = hashOf(items_[k]) & mask;
+      while (slots[s] != 0) s = (s + 1) & mask;
+      slots[s] = k + 1;
+    }
+    slots_ = std::move(slots);
+  }
+  std::vector<View> items_;
+  std::vector<std::size_t> slots_;  // an index into items_ plus one; 0 is empty
+  std::set<View> tree_;             // used instead of slots_ once it is not empty
+  View last_;
 };
 
 std::u16string capToBudget(std::u16string s, std::size_t budget) {
@@ -108,64 +210,90 @@ std::u16string capToBudget(std::u16string s, std::size_t budget) {
   return s;
 }
 
+bool isStructuredLine(View line) {
+  return isGrepHit(line) || isIndentedBullet(line) || isKeyValue(line) || startsWithStatus(line);
+}
+
 }  // namespace
 
+// The three conditions are independent, so the cheap ones go first: the newline count bounds the
+// number of lines, and the line walk stops as soon as the remaining lines cannot change the answer.
+// `structural / nonEmpty > 0.5` is `2 * structural > nonEmpty` (exact for integer counts).
 bool isStructuredOutput(View text) {
-  std::vector<View> lines = nonEmptyLines(text);
-  if (lines.size() < 6) return false;
-  std::size_t newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), u'\n'));
+  const std::size_t newlines = countNewlines(text);
+  const std::size_t lines = newlines + 1;
+  if (lines < 6) return false;
   if (static_cast<double>(newlines) / static_cast<double>(text.size()) < 0.0125) return false;
-  std::size_t structural = 0;
-  for (View line : lines) {
-    if (isGrepHit(line) || isIndentedBullet(line) || isKeyValue(line) || startsWithStatus(line)) {
-      ++structural;
+  std::size_t seen = 0, nonEmpty = 0, structural = 0;
+  bool decided = false, result = false;
+  const std::size_t n = text.size();
+  for (std::size_t start = 0; start <= n && !decided;) {
+    const std::size_t end = match::findUnit(text, start, u'\n');
+    View line = text.substr(start, end - start);
+    ++seen;
+    if (!isBlank(line)) {
+      ++nonEmpty;
+      if (isStructuredLine(line)) ++structural;
     }
+    // With every remaining line non-empty and plain, or non-empty and structural:
+    const std::size_t remaining = lines - seen;
+    if (nonEmpty >= 6 && 2 * structural > nonEmpty + remaining) {
+      decided = result = true;
+    } else if (nonEmpty + remaining < 6 || 2 * (structural + remaining) <= nonEmpty + remaining) {
+      decided = true;
+    }
+    start = end + 1;
   }
-  return static_cast<double>(structural) / static_cast<double>(lines.size()) > 0.5;
+  return result;
 }
 
 std::u16string summarizeStructured(View text, std::size_t budget) {
-  std::vector<View> lines = nonEmptyLines(text);
-  OrderedSet pathSet;
-  OrderedSet statusSet;
-  for (View line : lines) {
+  OrderedViewSet paths;
+  std::vector<View> statuses;  // distinct, at most three
+  View head[3];                // the first three non-empty lines, for the fallback
+  View last;                   // and the last one
+  std::size_t lineCount = 0;
+  forEachNonEmptyLine(text, [&](View line) {
+    if (lineCount < 3) head[lineCount] = line;
+    ++lineCount;
+    last = line;
     std::size_t captureEnd = 0, matchEnd = 0;
     if (match::matchGrepRefAt(line, 0, &captureEnd, &matchEnd)) {
-      pathSet.add(line.substr(0, captureEnd));
+      paths.add(line.substr(0, captureEnd));
     }
     // Only the first three distinct status lines are used, so stop testing once they are known.
-    if (statusSet.items.size() < 3 && hasStatusWord(line)) statusSet.add(js::trimView(line));
-  }
-  const std::vector<View>& paths = pathSet.items;
-  const std::vector<View>& statuses = statusSet.items;
-
-  std::vector<std::u16string> parts;
-  if (!paths.empty()) {
-    std::u16string files = u"files: ";
-    for (std::size_t i = 0; i < paths.size() && i < 3; ++i) {
-      if (i > 0) files += u", ";
-      files += paths[i];
+    if (statuses.size() < 3 && hasStatusWord(line)) {
+      View status = js::trimView(line);
+      if (std::find(statuses.begin(), statuses.end(), status) == statuses.end()) {
+        statuses.push_back(status);
+      }
     }
-    if (paths.size() > 3) files += u" +" + decimal(paths.size() - 3) + u" more";
-    parts.push_back(std::move(files));
-  }
-  for (std::size_t i = 0; i < statuses.size() && i < 3; ++i) parts.emplace_back(statuses[i]);
+  });
 
   std::u16string out;
-  if (!parts.empty()) {
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (i > 0) out += u" | ";
-      out += parts[i];
+  const std::size_t pathCount = paths.items().size();
+  if (pathCount > 0 || !statuses.empty()) {
+    if (pathCount > 0) {
+      out += u"files: ";
+      for (std::size_t i = 0; i < pathCount && i < 3; ++i) {
+        if (i > 0) out += u", ";
+        out += paths.items()[i];
+      }
+      if (pathCount > 3) out += u" +" + decimal(pathCount - 3) + u" more";
+    }
+    for (View status : statuses) {
+      if (!out.empty()) out += u" | ";
+      out += status;
     }
     return capToBudget(std::move(out), budget);
   }
-  for (std::size_t i = 0; i < lines.size() && i < 3; ++i) {
+  for (std::size_t i = 0; i < lineCount && i < 3; ++i) {
     if (i > 0) out += u" | ";
-    out += js::trimView(lines[i]);
+    out += js::trimView(head[i]);
   }
   out += u" | ... | ";
-  if (!lines.empty()) out += js::trimView(lines.back());
-  out += u" (" + decimal(lines.size()) + u" lines)";
+  if (lineCount > 0) out += js::trimView(last);
+  out += u" (" + decimal(lineCount) + u" lines)";
   return capToBudget(std::move(out), budget);
 }
 

@@ -63,6 +63,10 @@ TEST_SUITE("code_split") {
         {"an empty body is fine", "```\n\n```", "", {"```\n\n```"}},
         {"unmatched backticks leave one prose segment", "  see ``` here  ", "see ``` here", {}},
         {"four backticks still close", "```\nx\n````", "`", {"```\nx\n```"}},
+        {"backticks inside earlier lines are prose",
+         "use `x` and ```y``` inline\n```js\ncode\n```\nafter",
+         "use `x` and ```y``` inline after",
+         {"```js\ncode\n```"}},
     };
     for (const Case& c : cases) {
       CAPTURE(std::string(c.name));

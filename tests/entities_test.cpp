@@ -124,6 +124,25 @@ TEST_SUITE("entities") {
     CHECK(entitiesOf(text, 0).empty());
   }
 
+  TEST_CASE("keeps finding proper nouns and capitals after the later kinds are full") {
+    // Ten camel words fill the list before anything else; past a long plain stretch only proper
+    // nouns, Pascal and camel words can still enter, pushing the last camel words out.
+    std::string text =
+        "oneTwo threeFour fiveSix sevenEight nineTen elevenTwelve thirteenFourteen fifteenSixteen "
+        "seventeenEighteen nineteenTwenty. ";
+    text += repeat("then some plain words with ssh and 5 ms follow here ", 40);
+    text += "and Redis runs with WidgetFactory and extraCamel too.";
+    CHECK(entitiesOf(text) ==
+          "Redis, WidgetFactory, oneTwo, threeFour, fiveSix, sevenEight, nineTen, elevenTwelve, "
+          "thirteenFourteen, fifteenSixteen");
+  }
+
+  TEST_CASE("treats non-ASCII letters as word boundaries in every kind") {
+    // "Caf" ends at the non-word "é"; "veBayes" starts after "ï"; "Zürich" has no [a-z] after Z.
+    CHECK(entitiesOf("\xc3\x9cn\xc3\xaf" "code Caf\xc3\xa9 uses the na\xc3\xafveBayes module "
+                     "and Z\xc3\xbcrich ssh.") == "Caf, veBayes, ssh");
+  }
+
   TEST_CASE("extracts from a megabyte of text in linear time") {
     std::u16string big;
     while (big.size() < (1u << 20)) big += u"The quick fox and the lazy dog rest here. ";

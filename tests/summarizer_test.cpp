@@ -157,6 +157,16 @@ TEST_SUITE("summarizer") {
     CHECK(u8(cce::summarize(text, 38)) == "The UserService fails.");
   }
 
+  TEST_CASE("scores a number's unit only in the sentence that holds it") {
+    // "3.5 GB" splits into "Disk is 3." and "5 GB now.": only the second scores the unit, so it
+    // is the primary unit, the only one that fits ten units.
+    CHECK(u8(cce::summarize(u"Disk is 3.5 GB now. Plain words.", 10)) == "5 GB now.");
+    // Non-ASCII letters end words: "veBayes" is camelCase and makes its sentence primary.
+    CHECK(u8(cce::summarize(u16("Caf\xc3\xa9 r\xc3\xa9sum\xc3\xa9 na\xc3\xafveBayes runs. "
+                                "Plain words here."),
+                            30)) == "Caf\xc3\xa9 r\xc3\xa9sum\xc3\xa9 na\xc3\xafveBayes runs.");
+  }
+
   TEST_CASE("summarises a megabyte of paragraphs in linear time") {
     std::u16string big;
     while (big.size() < (1u << 20)) {
@@ -165,13 +175,109 @@ TEST_SUITE("summarizer") {
           u"follows here without much signal.\n\nAnother paragraph mentions db_pool_size and "
           u"the ssh tunnel. Done!\n\n";
     }
+    // Abbreviation candidates before long whitespace runs stress the keepIdentifiersWhole scan.
+    std::u16string dots;
+    while (dots.size() < (1u << 20)) dots += u"see Dr.          \n   No.        etc. a.b ";
+    cce::SummarizeRules rules;
+    rules.keepIdentifiersWhole = true;
     auto start = std::chrono::steady_clock::now();
     std::u16string out = cce::summarize(big, 400);
+    std::u16string kept = cce::summarize(big, 400, rules);
+    std::u16string abbreviated = cce::summarize(dots, 400, rules);
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::steady_clock::now() - start)
                   .count();
     CHECK(out.size() <= 400);
-    CHECK(ms < 2000);  // generous for -O0/sanitizer builds; a quadratic scan takes minutes
+    CHECK(kept.size() <= 400);
+    CHECK(abbreviated.size() <= 400);
+    CHECK(ms < 3000);  // generous for -O0/sanitizer builds; a quadratic scan takes minutes
+  }
+
+  TEST_CASE("keepIdentifiersWhole keeps dotted tokens, abbreviations and the tail in their unit") {
+    // With a budget above the text length every unit fits and none is filler, so the summary is
+    // all units in document order joined by " ... ": the joins show where units were cut.
+    struct Case {
+      const char* survives;
+      const char* text;
+      const char* expected;
+    };
+    const Case cases[] = {
+        {"a dotted identifier", "Set retryConfig.maxAttempts to 5 first. Then redeploy.",
+         "Set retryConfig.maxAttempts to 5 first. ... Then redeploy."},
+        {"a file name", "Open client.ts and fix the import. It breaks the build.",
+         "Open client.ts and fix the import. ... It breaks the build."},
+        {"a version", "Upgrade to v1.2.3 today. The old one leaks.",
+         "Upgrade to v1.2.3 today. ... The old one leaks."},
+        {"a decimal", "Pi is roughly 3.14 here. Use more digits.",
+         "Pi is roughly 3.14 here. ... Use more digits."},
+        {"a URL with dots and a question mark",
+         "See https://example.com/a.b?x=1 for details. It lists the schema.",
+         "See https://example.com/a.b?x=1 for details. ... It lists the schema."},
+        {"an e-mail address", "Mail ops@example.com today. They answer fast.",
+         "Mail ops@example.com today. ... They answer fast."},
+        {"a title", "Ask Dr. Smith about it. He knows.", "Ask Dr. Smith about it. ... He knows."},
+        {"vs. mid-sentence", "Compare tabs vs. spaces carefully. Pick one.",
+         "Compare tabs vs. spaces carefully. ... Pick one."},
+        {"e.g. before a lower-case word", "Use a cache, e.g. redis for sessions. It helps.",
+         "Use a cache, e.g. redis for sessions. ... It helps."},
+        {"etc. before a capital ends the sentence", "Bring cables, adapters, etc. Then test.",
+         "Bring cables, adapters, etc. ... Then test."},
+        {"No. before a digit", "Read section No. 5 first. Then continue.",
+         "Read section No. 5 first. ... Then continue."},
+        {"No. before a word ends the sentence", "He said No. Then he left.",
+         "He said No. ... Then he left."},
+        {"a closing quote", "He said \"ship it.\" Then he left.",
+         "He said \"ship it.\" ... Then he left."},
+        {"a closing bracket", "Check the logs (all of them.) Then report.",
+         "Check the logs (all of them.) ... Then report."},
+        {"a terminator run", "Is it done?! Check the queue.", "Is it done?! ... Check the queue."},
+        {"the text after the last terminator", "Deploy at noon. Then watch the logs",
+         "Deploy at noon. ... Then watch the logs"},
+        {"a sentence across a line break", "Read the\nwhole file. Then edit.",
+         "Read the\nwhole file. ... Then edit."},
+        {"a line without terminator", "Fix the build\nand the docs. Done!",
+         "Fix the build\nand the docs. ... Done!"},
+        {"a paragraph without any terminator", "First part\n\nsecond part here",
+         "First part ... second part here"},
+        {"units per paragraph", "One at a.b here. Two.\n\nThree x.y",
+         "One at a.b here. ... Two. ... Three x.y"},
+    };
+    cce::SummarizeRules rules;
+    rules.keepIdentifiersWhole = true;
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.survives));
+      CHECK(u8(cce::summarize(u16(c.text), 400, rules)) == c.expected);
+    }
+  }
+
+  TEST_CASE("keepIdentifiersWhole ranks and packs its units like the reference") {
+    cce::SummarizeRules rules;
+    rules.keepIdentifiersWhole = true;
+    // The PascalCase sentence is primary and packed first; the plain one (17 units) no longer fits
+    // 22 + 5 + 12 = 39 units.
+    std::u16string text = u"Plain words here. The UserService fails.\n\nAnother one.";
+    CHECK(u8(cce::summarize(text, 39, rules)) == "The UserService fails. ... Another one.");
+    // Filler units score -10 and are left out while anything else fits.
+    CHECK(u8(cce::summarize(u"Sure thing. The build.ts file is fixed.", 400, rules)) ==
+          "The build.ts file is fixed.");
+    // Blank text keeps the reference's fallback.
+    CHECK(u8(cce::summarize(u"   \n\n \t ", 200, rules)) == "");
+  }
+
+  TEST_CASE("the default rules are the reference behaviour") {
+    const std::u16string texts[] = {
+        u"Open client.ts and fix the import. It breaks the build.",
+        u"Alpha runs. Beta trails",
+        u"PASS src/auth.test.ts completed.",
+        u"first line\n\nsecond line",
+    };
+    for (const std::u16string& text : texts) {
+      CAPTURE(u8(text));
+      CHECK(cce::summarize(text, 200, cce::SummarizeRules{}) == cce::summarize(text, 200));
+    }
+    // The reference still splits at every terminator.
+    CHECK(u8(cce::summarize(u"PASS src/auth.test.ts completed.", 200, cce::SummarizeRules{})) ==
+          "PASS src/auth. ... test. ... ts completed.");
   }
 
 }  // TEST_SUITE("summarizer")

@@ -41,6 +41,17 @@ TEST_SUITE("tool_output") {
           "files: src/file0.ts, src/file1.ts, src/file2.ts +7 more");
   }
 
+  TEST_CASE("counts distinct paths in first-seen order however often they repeat") {
+    std::string text;
+    for (int i = 0; i < 60; ++i) {
+      std::string k = std::to_string((i * 7) % 20);
+      text += (i > 0 ? "\n" : "") + ("lib/m" + k + ".py:" + std::to_string(i + 1) + ": x = " + k);
+    }
+    // (i * 7) % 20 visits 0, 7, 14, 1, ... and every residue within the first 20 lines.
+    CHECK(u8(cce::summarizeStructured(u16(text), 200)) ==
+          "files: lib/m0.py, lib/m7.py, lib/m14.py +17 more");
+  }
+
   TEST_CASE("falls back to first three, last and line count without paths or status lines") {
     // §13 example 8 (the keep target of the near-dup pair).
     std::string text;

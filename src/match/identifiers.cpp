@@ -3,6 +3,7 @@
 #include "match/identifiers.h"
 
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "jscompat/string.h"
@@ -36,26 +37,59 @@ constexpr Unit kEntityUnits[] = {
     {"percent", false}, {"%", false},
 };
 
+// ASCII case-insensitive comparison of `literal` with the text at `pos` (§12.4: the unit literals
+// are ASCII, so folding ASCII letters is exact).
 bool startsWithNoCaseAt(std::u16string_view text, std::size_t pos, std::string_view literal) {
   if (text.size() - pos < literal.size()) return false;
-  return js::startsWithAsciiNoCase(text.substr(pos), literal);
+  for (std::size_t k = 0; k < literal.size(); ++k) {
+    if (js::asciiLower(text[pos + k]) != static_cast<char16_t>(js::asciiLower(literal[k]))) {
+      return false;
+    }
+  }
+  return true;
 }
+
+// The units that can begin with each ASCII code unit (case-folded), in pattern order: most numbers
+// are followed by something else, and the rest compare with one to three literals.
+template <std::size_t N>
+struct UnitsByStart {
+  static constexpr std::size_t kMaxPerStart = 4;
+  std::uint8_t count[128] = {};
+  std::uint8_t unit[128][kMaxPerStart] = {};
+  constexpr explicit UnitsByStart(const Unit (&units)[N]) {
+    for (std::size_t k = 0; k < N; ++k) {
+      const char c = units[k].literal[0];
+      add(static_cast<unsigned char>(c), k);
+      if (c >= 'a' && c <= 'z') add(static_cast<unsigned char>(c - 32), k);
+      if (c >= 'A' && c <= 'Z') add(static_cast<unsigned char>(c + 32), k);
+    }
+  }
+  constexpr void add(unsigned char c, std::size_t k) {
+    unit[c][count[c]++] = static_cast<std::uint8_t>(k);  // overflow: not a constant expression
+  }
+};
+constexpr UnitsByStart<std::size(kScoreUnits)> kScoreUnitsByStart{kScoreUnits};
+constexpr UnitsByStart<std::size(kEntityUnits)> kEntityUnitsByStart{kEntityUnits};
 
 // `\b\d+(\.\d+)?\s*(UNITS)\b` tried at `start` (a digit preceded by a non-word char or the start).
 // Backtracking never helps: a shorter `\d+` or `\s*`, or skipping a present fraction, leaves a
 // digit, a dot or a space where a unit has to start, and no unit starts with one. Among the units
 // at most one can be followed by `\b`, so the first that fits is the match. Returns the end, or 0.
 template <std::size_t N>
-std::size_t matchNumberUnitAt(std::u16string_view text, std::size_t start, const Unit (&units)[N]) {
+std::size_t matchNumberUnitAt(std::u16string_view text, std::size_t start, const Unit (&units)[N],
+                              const UnitsByStart<N>& byStart, Fraction fraction) {
   const std::size_t n = text.size();
   std::size_t j = start;
   while (j < n && isDigit(text[j])) ++j;
-  if (j + 1 < n && text[j] == u'.' && isDigit(text[j + 1])) {
+  if (fraction == Fraction::kAllowed && j + 1 < n && text[j] == u'.' && isDigit(text[j + 1])) {
     j += 1;
     while (j < n && isDigit(text[j])) ++j;
   }
   while (j < n && isSpace(text[j])) ++j;
-  for (const Unit& unit : units) {
+  if (j == n || text[j] >= 128) return 0;
+  const char16_t c = text[j];
+  for (std::size_t u = 0; u < byStart.count[c]; ++u) {
+    const Unit& unit = units[byStart.unit[c][u]];
     if (!startsWithNoCaseAt(text, j, unit.literal)) continue;
     std::size_t e = j + unit.literal.size();
     if (unit.optionalS && e < n && (text[e] == u's' || text[e] == u'S') &&
@@ -67,131 +101,76 @@ std::size_t matchNumberUnitAt(std::u16string_view text, std::size_t start, const
   return 0;
 }
 
-template <std::size_t N>
-std::vector<Span> findNumbers(std::u16string_view text, const Unit (&units)[N]) {
-  std::vector<Span> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (isDigit(text[i]) && (i == 0 || !isWord(text[i - 1]))) {
-      std::size_t end = matchNumberUnitAt(text, i, units);
-      if (end != 0) {
-        out.push_back({i, end});
-        i = end;
-        continue;
-      }
-    }
+// The groups of `(L[a-z]+)*` over w[from..] for a lead set L (an upper-case letter, or `_`): every
+// unit is a lower-case letter or a lead directly followed by one. Returns the number of leads, or
+// -1 when the rest of the word does not have that shape.
+template <class IsLead>
+long leadGroups(std::u16string_view w, std::size_t from, IsLead isLead) {
+  long leads = 0;
+  const std::size_t n = w.size();
+  for (std::size_t i = from; i < n; ++i) {
+    if (isLower(w[i])) continue;
+    if (!isLead(w[i]) || i + 1 == n || !isLower(w[i + 1])) return -1;
+    ++leads;
     ++i;
   }
-  return out;
+  return leads;
 }
 
-// Bit k set for the k-th lower-case letter of `[bcdfghjklmnpqrstvwxz]` (no a e i o u y).
-constexpr std::uint32_t kConsonants =
-    ((1u << 26) - 1) & ~((1u << ('a' - 'a')) | (1u << ('e' - 'a')) | (1u << ('i' - 'a')) |
-                         (1u << ('o' - 'a')) | (1u << ('u' - 'a')) | (1u << ('y' - 'a')));
-
-bool isConsonant(char16_t c) {
-  c = js::asciiLower(c);
-  return js::isLower(c) && ((kConsonants >> (c - u'a')) & 1u) != 0;
-}
-
-// Consumes `[A-Z][a-z]+` groups from `i`; returns how many were consumed and moves `i` past them.
-std::size_t capitalisedGroups(std::u16string_view w, std::size_t& i) {
-  std::size_t groups = 0;
-  while (i + 1 < w.size() && isUpper(w[i]) && isLower(w[i + 1])) {
-    i += 2;
-    while (i < w.size() && isLower(w[i])) ++i;
-    ++groups;
-  }
-  return groups;
-}
+bool isUnderscore(char16_t c) { return c == u'_'; }
 
 }  // namespace
 
+// `[a-z]+` takes the lower-case run up to the first lead, so each shape is a first unit and then
+// lead groups.
 bool isCamelCase(std::u16string_view w) {
-  std::size_t i = 0;
-  while (i < w.size() && isLower(w[i])) ++i;
-  if (i == 0) return false;
-  return capitalisedGroups(w, i) >= 1 && i == w.size();
+  return !w.empty() && isLower(w[0]) && leadGroups(w, 1, isUpper) >= 1;
 }
 
 bool isPascalCase(std::u16string_view w) {
-  std::size_t i = 0;
-  return capitalisedGroups(w, i) >= 2 && i == w.size();
+  return !w.empty() && isUpper(w[0]) && leadGroups(w, 0, isUpper) >= 2;
 }
 
 bool isSnakeCase(std::u16string_view w) {
-  std::size_t i = 0;
-  while (i < w.size() && isLower(w[i])) ++i;
-  if (i == 0) return false;
-  std::size_t groups = 0;
-  while (i + 1 < w.size() && w[i] == u'_' && isLower(w[i + 1])) {
-    i += 2;
-    while (i < w.size() && isLower(w[i])) ++i;
-    ++groups;
-  }
-  return groups >= 1 && i == w.size();
+  return !w.empty() && isLower(w[0]) && leadGroups(w, 1, isUnderscore) >= 1;
 }
 
-bool isVowelless(std::u16string_view w) {
-  if (w.size() < 3) return false;
-  for (char16_t c : w) {
-    if (!isConsonant(c)) return false;
-  }
-  return true;
-}
-
-std::vector<Span> findNumbersWithUnit(std::u16string_view text, UnitSet units) {
-  return units == UnitSet::kScore ? findNumbers(text, kScoreUnits)
-                                  : findNumbers(text, kEntityUnits);
-}
-
-std::size_t matchNumberWithUnitAt(std::u16string_view text, std::size_t start, UnitSet units) {
-  return units == UnitSet::kScore ? matchNumberUnitAt(text, start, kScoreUnits)
-                                  : matchNumberUnitAt(text, start, kEntityUnits);
+std::size_t matchNumberWithUnitAt(std::u16string_view text, std::size_t start, UnitSet units,
+                                  Fraction fraction) {
+  return units == UnitSet::kScore
+             ? matchNumberUnitAt(text, start, kScoreUnits, kScoreUnitsByStart, fraction)
+             : matchNumberUnitAt(text, start, kEntityUnits, kEntityUnitsByStart, fraction);
 }
 
 // `\b[A-Z][a-z]+(\s+[A-Z][a-z]+)*\b`: the `*` takes every `\s+[A-Z][a-z]+` it can. If the final
 // `\b` then fails (the last word runs into an upper-case letter, a digit or `_`), backtracking
 // inside that last item cannot help, but dropping it can: the end before it is followed by
 // whitespace, so `\b` holds there. With no item to drop the attempt fails.
-std::vector<PhraseSpan> findProperNounPhrases(std::u16string_view text) {
-  std::vector<PhraseSpan> out;
+bool matchProperNounAt(std::u16string_view text, std::size_t start, PhraseSpan* phrase) {
   const std::size_t n = text.size();
-  std::size_t i = 0;
-  while (i < n) {
-    if (!(isUpper(text[i]) && (i == 0 || !isWord(text[i - 1])) && i + 1 < n &&
-          isLower(text[i + 1]))) {
-      ++i;
-      continue;
-    }
-    std::size_t firstEnd = i + 2;
-    while (firstEnd < n && isLower(text[firstEnd])) ++firstEnd;
-    std::size_t cur = firstEnd;
-    std::size_t prev = firstEnd;
-    for (;;) {
-      std::size_t k = cur;
-      while (k < n && isSpace(text[k])) ++k;
-      if (k == cur || !(k + 1 < n && isUpper(text[k]) && isLower(text[k + 1]))) break;
-      std::size_t w = k + 2;
-      while (w < n && isLower(text[w])) ++w;
-      prev = cur;
-      cur = w;
-    }
-    std::size_t end = 0;
-    if (js::isWordBoundary(text, cur)) {
-      end = cur;
-    } else if (cur != firstEnd) {
-      end = prev;
-    }
-    if (end == 0) {
-      ++i;
-      continue;
-    }
-    out.push_back({i, end, firstEnd});
-    i = end;
+  std::size_t firstEnd = start + 2;
+  while (firstEnd < n && isLower(text[firstEnd])) ++firstEnd;
+  std::size_t cur = firstEnd;
+  std::size_t prev = firstEnd;
+  for (;;) {
+    std::size_t k = cur;
+    while (k < n && isSpace(text[k])) ++k;
+    if (k == cur || !(k + 1 < n && isUpper(text[k]) && isLower(text[k + 1]))) break;
+    std::size_t w = k + 2;
+    while (w < n && isLower(text[w])) ++w;
+    prev = cur;
+    cur = w;
   }
-  return out;
+  std::size_t end = 0;
+  if (js::isWordBoundary(text, cur)) {
+    end = cur;
+  } else if (cur != firstEnd) {
+    end = prev;
+  } else {
+    return false;
+  }
+  *phrase = {start, end, firstEnd};
+  return true;
 }
 
 // `\S+` is greedy and backtracks from the right, so the match uses the last dot of the
@@ -241,6 +220,28 @@ std::size_t countGrepRefs(std::u16string_view text) {
     while (i < n && !isSpace(text[i])) ++i;
   }
   return count;
+}
+
+WordScanner::WordScanner(std::u16string_view text) : size_(text.size()) {
+  char16_t all = 0;
+  for (char16_t c : text) all |= c;  // plain loops the compiler vectorises
+  if (all < 128) {
+    data_ = text.data();
+  } else {
+    ascii_.assign(text);
+    for (char16_t& c : ascii_) c = c < 128 ? c : char16_t{0x7F};
+    data_ = ascii_.data();
+  }
+  safeEnd_ = size_;
+  while (safeEnd_ > 0 && (detail::kScanTable.bits[data_[safeEnd_ - 1]] & detail::kNonWord) == 0) {
+    --safeEnd_;
+  }
+}
+
+Word WordScanner::trailingWord() const {
+  Word w{safeEnd_, size_, classOf(data_[safeEnd_]), 0};
+  for (std::size_t i = safeEnd_ + 1; i < size_; ++i) w.rest |= classOf(data_[i]);
+  return w;
 }
 
 }  // namespace cce::match
