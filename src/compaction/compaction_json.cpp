@@ -10,6 +10,7 @@
 #include "compaction/model.h"
 #include "compaction/projection.h"
 #include "compaction/providers.h"
+#include "envelope.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
 #include "json_io.h"
@@ -20,26 +21,6 @@ using json::Value;
 using namespace compaction;  // NOLINT: this file is the JSON face of the compaction module
 
 namespace {
-
-std::string errorEnvelope(const Error& error) {
-  std::string out = "{\"ok\":false,\"error\":{\"code\":\"";
-  out += errorCodeName(error.code);
-  out += "\",\"message\":";
-  js::writeJsonString(js::fromUtf8(error.message), out);
-  out += ",\"path\":";
-  js::writeJsonString(js::fromUtf8(error.path), out);
-  out += "}}";
-  return out;
-}
-
-std::string okEnvelope(const char* field, const Value& payload) {
-  std::string out = "{\"ok\":true,\"";
-  out += field;
-  out += "\":";
-  js::writeJson(payload, out);
-  out += "}";
-  return out;
-}
 
 Error invalid(std::string message, std::string path) {
   return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "envelope.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
@@ -291,26 +292,6 @@ Result<bool> readHost(const Value* host, Host& out) {
   return true;
 }
 
-std::string envelope(const char* field, const Value& payload) {
-  std::string out = "{\"ok\":true,\"";
-  out += field;
-  out += "\":";
-  js::writeJson(payload, out);
-  out += "}";
-  return out;
-}
-
-std::string errorEnvelope(const Error& error) {
-  std::string out = "{\"ok\":false,\"error\":{\"code\":\"";
-  out += errorCodeName(error.code);
-  out += "\",\"message\":";
-  js::writeJsonString(js::fromUtf8(error.message), out);
-  out += ",\"path\":";
-  js::writeJsonString(js::fromUtf8(error.path), out);
-  out += "}}";
-  return out;
-}
-
 Result<std::vector<Value>> takeMessages(Value& request, const char* op) {
   Value* list = request.find(u"messages");
   if (!list || !list->isArray()) {
@@ -517,7 +498,7 @@ std::string contextJson(std::string_view requestText) {
       }
       out.members.push_back({u"issues", std::move(issues)});
     }
-    return envelope("output", out);
+    return okEnvelope("output", out);
   }
 
   if (op == "create") {
@@ -528,7 +509,7 @@ std::string contextJson(std::string_view requestText) {
     Host host;
     Value out = Value::object();
     out.members.push_back({u"usage", usageToJson(usage(st, host))});
-    return envelope("output", withState(st, std::move(out)));
+    return okEnvelope("output", withState(st, std::move(out)));
   }
 
   const bool known = op == "add" || op == "usage" || op == "shouldCompress" || op == "compress" ||
@@ -558,27 +539,27 @@ std::string contextJson(std::string_view requestText) {
     }
     Result<bool> ok = addMessages(st, std::move(messages), host);
     if (!ok) return errorEnvelope(ok.error());
-    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     Usage u = usage(st, host);
-    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     out.members.push_back({u"usage", usageToJson(u)});
-    return envelope("output", withState(st, std::move(out)));
+    return okEnvelope("output", withState(st, std::move(out)));
   }
   if (op == "usage" || op == "shouldCompress") {
     Usage u = usage(st, host);
-    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     if (op == "shouldCompress")
       out.members.push_back({u"shouldCompress", Value::fromBool(u.shouldCompress)});
     out.members.push_back({u"usage", usageToJson(u)});
-    return envelope("output", out);
+    return okEnvelope("output", out);
   }
   if (op == "view") {
     ViewResult v = view(st, host);
-    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
     out.members.push_back({u"validation", validationJson(v.validation)});
     out.members.push_back({u"usage", usageToJson(v.usage)});
-    return envelope("output", out);
+    return okEnvelope("output", out);
   }
   if (op == "undo") {
     const Value* id = request.find(u"checkpoint");
@@ -586,14 +567,14 @@ std::string contextJson(std::string_view requestText) {
       return errorEnvelope(invalid("undo(): checkpoint must be an id", "/checkpoint"));
     Result<UndoOutcome> undone = undo(st, id->string, now, host);
     if (!undone) return errorEnvelope(undone.error());
-    if (host.pending()) return envelope("pending", pendingJson(host, {}));
+    if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     out.members.push_back({u"checkpoint", checkpointToJson(undone->checkpoint)});
     out.members.push_back({u"usage", usageToJson(undone->usage)});
-    return envelope("output", withState(st, std::move(out)));
+    return okEnvelope("output", withState(st, std::move(out)));
   }
   // compress
   CompressOutcome c = compress(st, now, host);
-  if (host.pending()) return envelope("pending", pendingJson(host, c.progress));
+  if (host.pending()) return okEnvelope("pending", pendingJson(host, c.progress));
   out.members.push_back({u"compressed", Value::fromBool(c.compressed)});
   out.members.push_back(
       {u"checkpoint", c.checkpoint ? checkpointToJson(*c.checkpoint) : Value::null()});
@@ -603,7 +584,7 @@ std::string contextJson(std::string_view requestText) {
   out.members.push_back({u"validation", validationJson(c.validation)});
   out.members.push_back({u"usage", usageToJson(c.usage)});
   out.members.push_back({u"again", Value::fromBool(c.again)});
-  return envelope("output", withState(st, std::move(out)));
+  return okEnvelope("output", withState(st, std::move(out)));
 }
 
 }  // namespace cce
