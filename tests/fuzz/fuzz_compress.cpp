@@ -183,31 +183,32 @@ void checkOutcome(const Value& request, const std::string& envelopeText, const V
   if (out->items.size() > n) fail("more output messages than input messages", context);
 
   // Spec §1.5: compressed + deduped + fuzzy + preserved = n; the safe mode also counts truncated
-  // messages, which it takes out of `preserved`.
-  const double total = numberAt(*compression, u"messages_compressed", context) +
-                       numberAt(*compression, u"messages_preserved", context) +
-                       (compression->find(u"messages_deduped")
-                            ? numberAt(*compression, u"messages_deduped", context) : 0) +
-                       (compression->find(u"messages_fuzzy_deduped")
-                            ? numberAt(*compression, u"messages_fuzzy_deduped", context) : 0) +
-                       (compression->find(u"messages_truncated")
-                            ? numberAt(*compression, u"messages_truncated", context) : 0);
-  if (total != static_cast<double>(n)) fail("statistics do not add up to the message count", context);
-  if (facts.reference && compression->find(u"messages_truncated")) {
-    fail("messages_truncated under cce-1.0", context);
-  }
-  for (const char16_t* key : {u"messages_deduped", u"messages_fuzzy_deduped", u"messages_truncated"}) {
-    if (const Value* v = compression->find(key); v && !(v->isNumber() && v->number > 0)) {
-      fail("optional statistic present but not positive", context);
+  // messages (taken out of `preserved`) and messages replaced by budget stubs.
+  static constexpr const char16_t* kOptional[] = {u"messages_deduped", u"messages_fuzzy_deduped",
+                                                  u"messages_truncated", u"messages_omitted"};
+  double total = numberAt(*compression, u"messages_compressed", context) +
+                 numberAt(*compression, u"messages_preserved", context);
+  for (const char16_t* key : kOptional) {
+    if (const Value* v = compression->find(key)) {
+      if (!(v->isNumber() && v->number > 0)) fail("optional statistic present but not positive", context);
+      total += v->number;
     }
+  }
+  if (total != static_cast<double>(n)) fail("statistics do not add up to the message count", context);
+  if (facts.reference &&
+      (compression->find(u"messages_truncated") || compression->find(u"messages_omitted"))) {
+    fail("safe-mode statistics under cce-1.0", context);
   }
   const bool hasBudgetFields = body->find(u"fits") && body->find(u"tokenCount") &&
                                body->find(u"recencyWindow");
   if (hasBudgetFields != facts.budget) fail("budget fields present iff tokenBudget", context);
 
   if (facts.plan) return;  // the plan form has no materialised messages to restore
-  const bool lossless = !facts.reference ||
-                        (!facts.forceConverge && facts.uniqueIds && !facts.carriesOriginal);
+  // verbatim is keyed by id, so duplicate ids overwrite each other in both modes (strict validation
+  // will reject them in the safe mode once compressJson calls it); the reference also loses data
+  // in forceConverge and for inputs that already carry _cce_original.
+  const bool lossless = facts.uniqueIds &&
+                        (!facts.reference || (!facts.forceConverge && !facts.carriesOriginal));
   if (!lossless) return;
   std::string restore = "{\"messages\":" + cce::js::toJson(*out) +
                         ",\"store\":" + cce::js::toJson(*verbatim) + "}";
