@@ -36,6 +36,8 @@ interface CompressPlan {
   fits?: boolean;
   tokenCount?: number;
   recencyWindow?: number;
+  blockingIds?: Array<Message['id']>;
+  blocking?: number[];
   fastPath?: boolean;
 }
 
@@ -296,6 +298,9 @@ class CompressRun {
       result.fits = plan.fits;
       result.tokenCount = plan.tokenCount;
       result.recencyWindow = plan.recencyWindow;
+      // The engine names blocking messages by id, or by input index when it had no objects.
+      if (plan.blockingIds) result.blockingIds = plan.blockingIds;
+      else if (plan.blocking) result.blockingIds = plan.blocking.map((i) => (this.input[i] as Message).id);
     }
     if (timings.enabled) timings.rebuildMs += performance.now() - t0;
     return result;

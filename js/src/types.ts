@@ -91,6 +91,8 @@ export interface CompressionStats {
   messages_fuzzy_deduped?: number;
   /** forceConverge truncations; safe mode only, present only when greater than 0. */
   messages_truncated?: number;
+  /** Messages replaced by `[cce:omitted …]` stubs to meet a budget; safe mode, only when > 0. */
+  messages_omitted?: number;
 }
 
 /** id → original message of every message replaced by a summary, a dup reference or a truncation. */
@@ -104,6 +106,8 @@ export interface CompressResult {
   fits?: boolean;
   tokenCount?: number;
   recencyWindow?: number;
+  /** Safe mode, when the budget cannot be met: ids of the protected messages that alone exceed it. */
+  blockingIds?: Array<Message['id']>;
 }
 
 /** A store given as a function: the original message for an id, or a falsy value when unknown. */
