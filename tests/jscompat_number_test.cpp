@@ -176,10 +176,10 @@ TEST_SUITE("jscompat_number") {
     }
   }
 
-  TEST_CASE("both shortest-digit searches agree with std::to_chars") {
+  TEST_CASE("Grisu3 with its fallback, the big-integer and the printf searches agree") {
 #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
     // std::to_chars (libstdc++) is the independent oracle here; the wasm build, whose libc++ 13
-    // has no floating-point to_chars, checks the two searches against each other instead. The
+    // has no floating-point to_chars, checks the searches against the printf one instead. The
     // printf search is slow, so it is sampled outside the powers of two, where the round-trip
     // interval is lopsided and every value is checked.
     auto oracle = [](double x, std::string& digits, int& exponent) {
@@ -201,6 +201,13 @@ TEST_SUITE("jscompat_number") {
     auto oracle = cce::js::detail::shortestDigitsPrintf;
     constexpr bool kSlowOracle = true;  // so only the sampled values are checked
 #endif
+    struct Digits {
+      std::string digits;
+      int exponent = 0;
+      bool operator==(const Digits& o) const {
+        return digits == o.digits && exponent == o.exponent;
+      }
+    };
     for (int family = 0; family < 4; ++family) {
       CAPTURE(kFamilies[family].name);
       const int printfStride = family == 2 ? 1 : 8;
@@ -212,27 +219,60 @@ TEST_SUITE("jscompat_number") {
           ++seen;
           return;
         }
-        std::string expected, fast, slow;
-        int expectedExponent = 0, fastExponent = 0, slowExponent = 0;
-        oracle(x, expected, expectedExponent);
-        cce::js::detail::shortestDigits(x, fast, fastExponent);
+        Digits expected, fast, exact, slow;
+        oracle(x, expected.digits, expected.exponent);
+        cce::js::detail::shortestDigits(x, fast.digits, fast.exponent);
+        cce::js::detail::shortestDigitsExact(x, exact.digits, exact.exponent);
         if (seen++ % printfStride == 0) {
-          cce::js::detail::shortestDigitsPrintf(x, slow, slowExponent);
+          cce::js::detail::shortestDigitsPrintf(x, slow.digits, slow.exponent);
         } else {
           slow = expected;
-          slowExponent = expectedExponent;
         }
-        bool same = fast == expected && fastExponent == expectedExponent && slow == expected &&
-                    slowExponent == expectedExponent;
+        bool same = fast == expected && exact == expected && slow == expected;
         if (!same && ++mismatches <= 5) {
           CAPTURE(x);
-          CHECK(fast == expected);
-          CHECK(fastExponent == expectedExponent);
-          CHECK(slow == expected);
-          CHECK(slowExponent == expectedExponent);
+          CAPTURE(expected.digits);
+          CAPTURE(expected.exponent);
+          CHECK(fast.digits == expected.digits);
+          CHECK(fast.exponent == expected.exponent);
+          CHECK(exact.digits == expected.digits);
+          CHECK(exact.exponent == expected.exponent);
+          CHECK(slow.digits == expected.digits);
+          CHECK(slow.exponent == expected.exponent);
         }
       });
       CHECK(mismatches == 0);
+    }
+  }
+
+  TEST_CASE("the big-integer search handles the extremes and ties of the double range") {
+    struct Case {
+      const char* name;
+      double value;
+      const char* digits;  // String(x) in Node 20.20.2, as 0.digits * 10^exponent
+      int exponent;
+    };
+    const Case cases[] = {
+        {"smallest subnormal", 5e-324, "5", -323},
+        {"largest subnormal", 2.225073858507201e-308, "2225073858507201", -307},
+        {"smallest normal", 2.2250738585072014e-308, "22250738585072014", -307},
+        {"largest double", 1.7976931348623157e308, "17976931348623157", 309},
+        {"2**-1074*3", std::ldexp(3.0, -1074), "15", -322},
+        {"2**1023", std::ldexp(1.0, 1023), "898846567431158", 308},
+        {"1", 1.0, "1", 1},
+        {"0.1", 0.1, "1", 0},
+        {"1e23 (between two doubles)", 1e23, "1", 24},
+        {"9007199254740993", 9007199254740993.0, "9007199254740992", 16},
+        {"5e-7", 5e-7, "5", -6},
+        {"2**64", std::ldexp(1.0, 64), "18446744073709552", 20},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.name);
+      std::string digits;
+      int exponent = 0;
+      cce::js::detail::shortestDigitsExact(c.value, digits, exponent);
+      CHECK(digits == c.digits);
+      CHECK(exponent == c.exponent);
     }
   }
 

@@ -17,6 +17,9 @@ namespace {
 
 constexpr int kMaxSignificantDigits = 17;  // always enough for a double to round-trip
 
+// ---- the printf/strtod search: an independent oracle for the tests (never called by the engine,
+// so the linker leaves musl's printf and software long double out of the wasm) ----
+
 // Splits printf's "d.ddde±x" into digits without trailing zeros and the exponent of 0.ddd form.
 void splitScientific(const char* s, std::string& digits, int& exponent) {
   digits.clear();
@@ -76,8 +79,7 @@ bool shortestAtPrecision(double x, int precision, std::string& digits, int& expo
 // ---- Grisu3 (Loitsch, "Printing floating-point numbers quickly and accurately", PLDI 2010) ----
 // The algorithm V8 itself uses first for Number#toString: fast 64-bit arithmetic that yields the
 // shortest, closest digits, or reports that it cannot be sure (about 0.2% of doubles), in which
-// case the exact printf search above decides. The printf search alone costs 10-40 µs per number
-// in wasm, where musl formats through software long double.
+// case the exact big-integer generation below decides, as V8's own bignum fallback does.
 
 struct DiyFp {
   std::uint64_t f;
@@ -221,7 +223,195 @@ bool grisu3(double x, std::string& digits, int& exponent) {
   return true;
 }
 
+// ---- exact fallback: shortest digits with big integers (Steele & White / Burger & Dybvig) ----
+// Exact for every double and needs nothing from libc: the wasm build then carries no printf,
+// strtod or software long double (about 11% of its code before). Only the rare doubles Grisu3
+// cannot decide take this path, so simplicity beats speed here.
+
+// An unsigned integer of up to kLimbs * 32 bits; the largest value here is about 2^1130 (the
+// scaled numerator of the smallest subnormal), with room for one more factor of ten.
+class BigNum {
+ public:
+  static constexpr int kLimbs = 40;
+
+  explicit BigNum(std::uint64_t value = 0) {
+    limbs_[0] = static_cast<std::uint32_t>(value);
+    limbs_[1] = static_cast<std::uint32_t>(value >> 32);
+    used_ = limbs_[1] != 0 ? 2 : limbs_[0] != 0 ? 1 : 0;
+  }
+
+  void multiplySmall(std::uint32_t factor) {
+    std::uint64_t carry = 0;
+    for (int i = 0; i < used_; ++i) {
+      std::uint64_t product = static_cast<std::uint64_t>(limbs_[i]) * factor + carry;
+      limbs_[i] = static_cast<std::uint32_t>(product);
+      carry = product >> 32;
+    }
+    if (carry != 0) limbs_[used_++] = static_cast<std::uint32_t>(carry);
+  }
+
+  void multiplyPow10(int exponent) {
+    for (; exponent >= 9; exponent -= 9) multiplySmall(1000000000u);
+    std::uint32_t rest = 1;
+    for (; exponent > 0; --exponent) rest *= 10;
+    if (rest != 1) multiplySmall(rest);
+  }
+
+  void shiftLeft(int bits) {
+    if (used_ == 0 || bits == 0) return;
+    const int words = bits / 32, shift = bits % 32;
+    if (shift != 0) {
+      std::uint32_t carry = 0;
+      for (int i = 0; i < used_; ++i) {
+        std::uint32_t next = limbs_[i] >> (32 - shift);
+        limbs_[i] = (limbs_[i] << shift) | carry;
+        carry = next;
+      }
+      if (carry != 0) limbs_[used_++] = carry;
+    }
+    if (words != 0) {
+      for (int i = used_ - 1; i >= 0; --i) limbs_[i + words] = limbs_[i];
+      for (int i = 0; i < words; ++i) limbs_[i] = 0;
+      used_ += words;
+    }
+  }
+
+  // this -= other; requires this >= other.
+  void subtract(const BigNum& other) {
+    std::int64_t borrow = 0;
+    for (int i = 0; i < used_; ++i) {
+      std::int64_t difference = static_cast<std::int64_t>(limbs_[i]) - borrow -
+                                (i < other.used_ ? static_cast<std::int64_t>(other.limbs_[i]) : 0);
+      borrow = difference < 0 ? 1 : 0;
+      limbs_[i] = static_cast<std::uint32_t>(difference + (borrow << 32));
+    }
+    while (used_ > 0 && limbs_[used_ - 1] == 0) --used_;
+  }
+
+  // The sign of (a + b) - c.
+  static int compareSum(const BigNum& a, const BigNum& b, const BigNum& c) {
+    BigNum sum = a;
+    std::uint64_t carry = 0;
+    const int n = a.used_ > b.used_ ? a.used_ : b.used_;
+    for (int i = 0; i < n; ++i) {
+      carry += static_cast<std::uint64_t>(i < a.used_ ? a.limbs_[i] : 0) +
+               (i < b.used_ ? b.limbs_[i] : 0);
+      sum.limbs_[i] = static_cast<std::uint32_t>(carry);
+      carry >>= 32;
+    }
+    sum.used_ = n;
+    if (carry != 0) sum.limbs_[sum.used_++] = static_cast<std::uint32_t>(carry);
+    return compare(sum, c);
+  }
+
+  static int compare(const BigNum& a, const BigNum& b) {
+    if (a.used_ != b.used_) return a.used_ < b.used_ ? -1 : 1;
+    for (int i = a.used_ - 1; i >= 0; --i) {
+      if (a.limbs_[i] != b.limbs_[i]) return a.limbs_[i] < b.limbs_[i] ? -1 : 1;
+    }
+    return 0;
+  }
+
+ private:
+  std::uint32_t limbs_[kLimbs] = {};
+  int used_ = 0;
+};
+
 }  // namespace
+
+void shortestDigitsExact(double x, std::string& digits, int& exponent) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const std::uint64_t fraction = bits & 0x000FFFFFFFFFFFFFULL;
+  const int biased = static_cast<int>(bits >> 52) & 0x7FF;
+  const std::uint64_t f = biased == 0 ? fraction : fraction | (1ULL << 52);
+  const int e = biased == 0 ? -1074 : biased - 1075;
+  // A decimal exactly halfway to a neighbour reads back as x when x's significand is even
+  // (round-half-even), so the interval's ends count then.
+  const bool inclusive = (f & 1) == 0;
+  const bool lowerCloser = fraction == 0 && biased > 1;
+
+  // x = r / s; the interval of decimals that read back as x is (x - mMinus / s, x + mPlus / s).
+  BigNum r(f), s(1), mPlus(1), mMinus(1);
+  const int extra = lowerCloser ? 2 : 1;  // the lower gap is half as wide just above 2^k
+  r.shiftLeft(extra);
+  if (e >= 0) {
+    r.shiftLeft(e);
+    s.shiftLeft(extra);
+    mPlus.shiftLeft(e + extra - 1);
+    mMinus.shiftLeft(e);
+  } else {
+    s.shiftLeft(extra - e);
+    mPlus.shiftLeft(extra - 1);
+  }
+
+  // k with 10^(k-1) <= high < 10^k (<= when the interval is open): first an estimate from the
+  // binary exponent, then exact corrections.
+  int highestBit = e;
+  for (std::uint64_t g = f; g > 1; g >>= 1) ++highestBit;
+  int k = static_cast<int>(std::ceil(highestBit * 0.30102999566398114));
+  if (k >= 0) {
+    s.multiplyPow10(k);
+  } else {
+    r.multiplyPow10(-k);
+    mPlus.multiplyPow10(-k);
+    mMinus.multiplyPow10(-k);
+  }
+  auto tooHigh = [&](int sign) { return inclusive ? sign >= 0 : sign > 0; };
+  while (tooHigh(BigNum::compareSum(r, mPlus, s))) {
+    s.multiplySmall(10);
+    ++k;
+  }
+  for (;;) {
+    BigNum r10 = r, m10 = mPlus;
+    r10.multiplySmall(10);
+    m10.multiplySmall(10);
+    if (tooHigh(BigNum::compareSum(r10, m10, s))) break;
+    r = r10;
+    mPlus = m10;
+    mMinus.multiplySmall(10);
+    --k;
+  }
+
+  digits.clear();
+  for (;;) {
+    r.multiplySmall(10);
+    mPlus.multiplySmall(10);
+    mMinus.multiplySmall(10);
+    int digit = 0;
+    while (BigNum::compare(r, s) >= 0) {
+      r.subtract(s);
+      ++digit;
+    }
+    const int low = BigNum::compare(r, mMinus);
+    const bool canStopLow = inclusive ? low <= 0 : low < 0;
+    const bool canStopHigh = tooHigh(BigNum::compareSum(r, mPlus, s));
+    if (!canStopLow && !canStopHigh) {
+      digits.push_back(static_cast<char>('0' + digit));
+      continue;
+    }
+    bool up = canStopHigh;
+    if (canStopLow && canStopHigh) {
+      // Both neighbours read back as x: the closer one, the even one on a tie.
+      const int half = BigNum::compareSum(r, r, s);
+      up = half > 0 || (half == 0 && digit % 2 == 1);
+    }
+    digits.push_back(static_cast<char>('0' + digit + (up ? 1 : 0)));
+    break;
+  }
+  // Rounding up cannot produce a ten here (the loop would have stopped a digit earlier), but
+  // carry anyway rather than rely on it.
+  for (std::size_t i = digits.size(); i-- > 1 && digits[i] > '9';) {
+    digits[i] = '0';
+    ++digits[i - 1];
+  }
+  if (digits[0] > '9') {
+    digits[0] = '1';
+    ++k;
+  }
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  exponent = k;
+}
 
 void shortestDigitsPrintf(double x, std::string& digits, int& exponent) {
   // Binary search for the least precision that round-trips (17 always does).
@@ -240,7 +430,7 @@ void shortestDigitsPrintf(double x, std::string& digits, int& exponent) {
 void shortestDigits(double x, std::string& digits, int& exponent) {
   // The same code natively and in wasm (whose libc++ 13 has no floating-point std::to_chars), so
   // native tests cover what the wasm build computes.
-  if (!grisu3(x, digits, exponent)) shortestDigitsPrintf(x, digits, exponent);
+  if (!grisu3(x, digits, exponent)) shortestDigitsExact(x, digits, exponent);
 }
 
 }  // namespace detail
