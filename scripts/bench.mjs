@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: MIT
 // Speed of the package through its JS API (JS objects in -> JS objects out), with the boundary split:
-//   stringify (JS) | copy-in (encodeInto) | wasm call (C++ parse + engine + write) | parse | rebuild (JS)
+//   encode (JS -> bytes) | copy-in (into wasm memory) | wasm call (decode + engine + plan) | parse | rebuild
 // All runs use compat 'cce-1.0', the mode the reference timings belong to.
 // Prints the scale session, every scenario of shared/data/bench, a typical small conversation
 // (µs per call) and the instantiate time. Figures are medians; the 2-core machine is noisy.
@@ -50,7 +50,7 @@ function measure(json, options, runs) {
   return {
     total,
     wasm,
-    stringify: pick('stringifyMs'),
+    encode: pick('encodeMs'),
     copyIn: pick('copyInMs'),
     parse: pick('parseMs'),
     rebuild: pick('rebuildMs'),
@@ -61,7 +61,7 @@ function measure(json, options, runs) {
 function row(name, bytes, m, reference) {
   const mbps = bytes / 1e6 / (m.total / 1000);
   console.log(
-    `${name.padEnd(34)}${fmt(m.total, 2)}${fmt(mbps)}${fmt(m.stringify, 2)}${fmt(m.copyIn, 2)}${fmt(m.wasm, 2)}` +
+    `${name.padEnd(34)}${fmt(m.total, 2)}${fmt(mbps)}${fmt(m.encode, 2)}${fmt(m.copyIn, 2)}${fmt(m.wasm, 2)}` +
       `${fmt(m.parse, 2)}${fmt(m.rebuild, 2)}${fmt(100 * m.marshalShare)}%${reference === undefined ? '' : fmt(reference, 2)}`,
   );
 }
@@ -69,7 +69,7 @@ function row(name, bytes, m, reference) {
 function header(title) {
   console.log(`\n${title}`);
   console.log(
-    `${'case'.padEnd(34)}${'ms'.padStart(8)}${'MB/s'.padStart(8)}${'strfy'.padStart(8)}${'copyIn'.padStart(8)}` +
+    `${'case'.padEnd(34)}${'ms'.padStart(8)}${'MB/s'.padStart(8)}${'encode'.padStart(8)}${'copyIn'.padStart(8)}` +
       `${'wasm'.padStart(8)}${'parse'.padStart(8)}${'rebuild'.padStart(8)}${'marsh'.padStart(9)}${'ref ms'.padStart(8)}`,
   );
 }

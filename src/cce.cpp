@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The public entry points: compress dispatch, and the JSON envelope API with its pending protocol.
+// Public entry points: compress dispatch, and the JSON and bytes envelope APIs (pending protocol).
 #include "cce.h"
 
-#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -13,6 +12,7 @@
 #include "jscompat/string.h"
 #include "pipeline.h"
 #include "request.h"
+#include "request_bytes.h"
 #include "uncompress.h"
 
 // CMake passes the project version; a direct compile (unit tests built by hand) gets a marker.
@@ -72,14 +72,18 @@ Error invalid(std::string message, std::string path) {
 
 Value number(double d) { return Value::fromNumber(d); }
 
-// A missing id read back from a Scalar: strings stay strings, numbers numbers (their text is the
-// shortest round-trip form, so strtod restores the exact double).
+// A missing id of the materialised JSON output: strings stay strings, numbers numbers (the text
+// is the shortest round-trip form, so parsing it restores the exact double; a non-finite number
+// has no JSON form and becomes null, as JSON.stringify writes it).
 Value scalarValue(const Scalar& s) {
   switch (s.kind) {
     case Scalar::Kind::Missing:
     case Scalar::Kind::Null: return Value::null();
     case Scalar::Kind::Bool: return Value::fromBool(s.text == u"true");
-    case Scalar::Kind::Number: return number(std::strtod(js::toUtf8(s.text).c_str(), nullptr));
+    case Scalar::Kind::Number: {
+      Result<Value> parsed = parseJson(js::toUtf8(s.text));
+      return parsed && parsed->isNumber() ? parsed.value() : Value::null();
+    }
     case Scalar::Kind::String:
     case Scalar::Kind::Composite: return Value::fromString(s.text);
   }
@@ -87,75 +91,128 @@ Value scalarValue(const Scalar& s) {
 }
 
 // ---- plan form ----------------------------------------------------------------------------
+// Written straight as JSON text: a plan has an entry per message, and building a json::Value tree
+// for thousands of entries first cost more than writing them.
 
-Value provenancePlan(const Provenance& p, const std::vector<json::ValuePtr>& inputs) {
-  Value o = Value::object();
-  Value ids = Value::array();
-  for (std::size_t s : p.sources) {
-    const Value* id = inputs[s]->find(u"id");
-    ids.items.push_back(id ? *id : Value::null());
+void appendIndex(std::size_t n, std::string& out) { out += std::to_string(n); }
+
+// A missing id: [kind, text] with the kinds of the bytes request's scalars, so the host rebuilds
+// the value without the engine parsing numbers.
+void writeScalarPlan(const Scalar& s, std::string& out) {
+  out += '[';
+  appendIndex(static_cast<std::size_t>(s.kind), out);
+  out += ',';
+  js::writeJsonString(s.text, out);
+  out += ']';
+}
+
+// `_cce_original` with source indices in place of ids: the host reads the ids from its own
+// objects, so they come back exactly as given (strings, numbers or anything else).
+void writeProvenancePlan(const Provenance& p, std::string& out) {
+  out += "{\"src\":[";
+  for (std::size_t i = 0; i < p.sources.size(); ++i) {
+    if (i > 0) out += ',';
+    appendIndex(p.sources[i], out);
   }
-  o.members.push_back({u"ids", std::move(ids)});
-  o.members.push_back({u"summary_id", Value::fromString(p.summaryId)});
+  out += "],\"summary_id\":";
+  js::writeJsonString(p.summaryId, out);
   if (!p.parentIds.empty()) {
-    Value parents = Value::array();
-    for (const U16& id : p.parentIds) parents.items.push_back(Value::fromString(id));
-    o.members.push_back({u"parent_ids", std::move(parents)});
+    out += ",\"parent_ids\":[";
+    for (std::size_t i = 0; i < p.parentIds.size(); ++i) {
+      if (i > 0) out += ',';
+      js::writeJsonString(p.parentIds[i], out);
+    }
+    out += ']';
   }
-  o.members.push_back({u"version", number(p.version)});
-  return o;
+  out += ",\"version\":";
+  out += js::numberToString(p.version);
+  out += '}';
 }
 
-Value planEntry(std::size_t source, const U16* content, const Provenance* provenance,
-                bool ensureMetadata, const std::vector<json::ValuePtr>& inputs) {
-  Value e = Value::object();
-  e.members.push_back({u"s", number(static_cast<double>(source))});
-  if (content) e.members.push_back({u"c", Value::fromString(*content)});
-  if (provenance) e.members.push_back({u"o", provenancePlan(*provenance, inputs)});
-  if (ensureMetadata) e.members.push_back({u"m", number(1)});
-  return e;
+// An unchanged message is just its source index; anything else {"s","c","o","m"}.
+void writePlanEntry(std::size_t source, const U16* content, const Provenance* provenance,
+                    bool ensureMetadata, std::string& out) {
+  if (!content && !provenance && !ensureMetadata) {
+    appendIndex(source, out);
+    return;
+  }
+  out += "{\"s\":";
+  appendIndex(source, out);
+  if (content) {
+    out += ",\"c\":";
+    js::writeJsonString(*content, out);
+  }
+  if (provenance) {
+    out += ",\"o\":";
+    writeProvenancePlan(*provenance, out);
+  }
+  if (ensureMetadata) out += ",\"m\":1";
+  out += '}';
 }
 
-Value compressPlan(const CompressResult& result, const std::vector<json::ValuePtr>& inputs,
-                   const std::vector<Message>& views) {
-  // Stats and budget fields are exactly the materialised ones; only messages/verbatim differ.
+void writeCompressPlan(const CompressResult& result, std::string& out) {
+  // Stats and budget fields are exactly the materialised ones (same keys, same order); only
+  // messages and verbatim take their plan form.
   CompressResult statsOnly;
   statsOnly.compression = result.compression;
   statsOnly.budget = result.budget;
-  Value root = materializeCompressResult(statsOnly, inputs, views);
-  Value messages = Value::array();
-  messages.items.reserve(result.messages.size());
-  for (const OutputMessage& m : result.messages) {
-    messages.items.push_back(planEntry(m.source, m.content ? &*m.content : nullptr,
-                                       m.provenance ? &*m.provenance : nullptr, m.ensureMetadata,
-                                       inputs));
+  const Value root = materializeCompressResult(statsOnly, {}, {});
+  out += '{';
+  for (std::size_t k = 0; k < root.members.size(); ++k) {
+    const json::Member& member = root.members[k];
+    if (k > 0) out += ',';
+    js::writeJsonString(member.key, out);
+    out += ':';
+    if (member.key == u"messages") {
+      out += '[';
+      for (std::size_t i = 0; i < result.messages.size(); ++i) {
+        const OutputMessage& m = result.messages[i];
+        if (i > 0) out += ',';
+        writePlanEntry(m.source, m.content ? &*m.content : nullptr,
+                       m.provenance ? &*m.provenance : nullptr, m.ensureMetadata, out);
+      }
+      out += ']';
+    } else if (member.key == u"verbatim") {
+      out += '[';
+      for (std::size_t i = 0; i < result.verbatim.size(); ++i) {
+        const VerbatimEntry& v = result.verbatim[i];
+        out += i > 0 ? ",[" : "[";
+        js::writeJsonString(v.key, out);
+        out += ',';
+        appendIndex(v.source, out);
+        out += v.ensureMetadata ? ",true]" : ",false]";
+      }
+      out += ']';
+    } else {
+      js::writeJson(member.value, out);
+    }
   }
-  Value verbatim = Value::array();
-  for (const VerbatimEntry& v : result.verbatim) {
-    Value row = Value::array();
-    row.items.push_back(Value::fromString(v.key));
-    row.items.push_back(number(static_cast<double>(v.source)));
-    row.items.push_back(Value::fromBool(v.ensureMetadata));
-    verbatim.items.push_back(std::move(row));
-  }
-  root.set(u"messages", std::move(messages));
-  root.set(u"verbatim", std::move(verbatim));
-  if (result.fastPath) root.set(u"fastPath", Value::fromBool(true));
-  return root;
+  if (result.fastPath) out += ",\"fastPath\":true";
+  out += '}';
+}
+
+std::string planEnvelope(const CompressResult& result) {
+  std::string out = "{\"ok\":true,\"plan\":";
+  writeCompressPlan(result, out);
+  out += '}';
+  return out;
 }
 
 // ---- host hooks -------------------------------------------------------------------------------
 
-// Replays the host's answers in request order; records what is still unknown.
+// The host's answers so far (from a JSON or a bytes request), replayed in request order, and what
+// is still unknown.
 struct HostHooks {
+  bool summarizer = false;
   std::vector<std::optional<U16>> summaries;  // nullopt: the summarizer failed -> fallback
   std::size_t nextSummary = 0;
   std::vector<U16> pendingSummaries;
 
+  bool tokenCounter = false;
   std::vector<double> inputCounts;
   std::map<std::string, double> counts;
   std::set<std::string> pendingKeys;
-  Value pendingCounts = Value::array();
+  std::string pendingCounts;  // JSON array items, comma-separated
 };
 
 std::string countKey(const CountedMessage& m) {
@@ -175,19 +232,54 @@ std::string countKey(const CountedMessage& m) {
   return key;
 }
 
-Result<bool> installHostHooks(const Value* host, std::size_t messageCount,
-                              const std::vector<json::ValuePtr>& inputs, HostHooks& hooks,
-                              CompressOptions& options) {
+Result<bool> readHostJson(const Value* host, std::size_t messageCount, HostHooks& hooks) {
   if (!host || host->isNull()) return true;
   if (!host->isObject()) return invalid("host must be an object", "/host");
 
   if (const Value* s = host->find(u"summarizer"); s && s->truthy()) {
+    hooks.summarizer = true;
     if (const Value* answers = host->find(u"summaries"); answers && !answers->isNull()) {
       if (!answers->isArray()) return invalid("host.summaries must be an array", "/host/summaries");
       for (const Value& a : answers->items) {
         hooks.summaries.push_back(a.isString() ? std::optional<U16>(a.string) : std::nullopt);
       }
     }
+  }
+  if (const Value* c = host->find(u"tokenCounter"); c && c->truthy()) {
+    hooks.tokenCounter = true;
+    const Value* given = host->find(u"inputCounts");
+    if (!given || !given->isArray() || given->items.size() != messageCount) {
+      return invalid("host.inputCounts must give one count per message", "/host/inputCounts");
+    }
+    for (const Value& v : given->items) {
+      if (!v.isNumber()) return invalid("host.inputCounts must be numbers", "/host/inputCounts");
+      hooks.inputCounts.push_back(v.number);
+    }
+    if (const Value* counts = host->find(u"counts"); counts && counts->isObject()) {
+      for (const json::Member& member : counts->members) {
+        if (member.value.isNumber()) hooks.counts[js::toUtf8(member.key)] = member.value.number;
+      }
+    }
+  }
+  return true;
+}
+
+Result<bool> readHostBytes(std::string_view bytes, std::size_t messageCount, HostHooks& hooks) {
+  Result<BytesCompressHost> host = readCompressHostBytes(bytes);
+  if (!host) return host.error();
+  hooks.summarizer = host->summarizer;
+  hooks.summaries = std::move(host->summaries);
+  hooks.tokenCounter = host->tokenCounter;
+  if (hooks.tokenCounter && host->inputCounts.size() != messageCount) {
+    return invalid("host.inputCounts must give one count per message", "/host/inputCounts");
+  }
+  hooks.inputCounts = std::move(host->inputCounts);
+  hooks.counts = std::move(host->counts);
+  return true;
+}
+
+void installHostHooks(HostHooks& hooks, CompressOptions& options) {
+  if (hooks.summarizer) {
     options.summarizer = [&hooks](const U16& text) {
       SummaryAnswer answer;
       if (hooks.nextSummary < hooks.summaries.size()) {
@@ -204,22 +296,8 @@ Result<bool> installHostHooks(const Value* host, std::size_t messageCount,
       return answer;
     };
   }
-
-  if (const Value* c = host->find(u"tokenCounter"); c && c->truthy()) {
-    const Value* given = host->find(u"inputCounts");
-    if (!given || !given->isArray() || given->items.size() != messageCount) {
-      return invalid("host.inputCounts must give one count per message", "/host/inputCounts");
-    }
-    for (const Value& v : given->items) {
-      if (!v.isNumber()) return invalid("host.inputCounts must be numbers", "/host/inputCounts");
-      hooks.inputCounts.push_back(v.number);
-    }
-    if (const Value* counts = host->find(u"counts"); counts && counts->isObject()) {
-      for (const json::Member& member : counts->members) {
-        if (member.value.isNumber()) hooks.counts[js::toUtf8(member.key)] = member.value.number;
-      }
-    }
-    options.tokenCounter = [&hooks, &inputs](const CountedMessage& m) {
+  if (hooks.tokenCounter) {
+    options.tokenCounter = [&hooks](const CountedMessage& m) {
       if (!m.content && !m.provenance && !m.ensureMetadata) {
         return TokenCount{hooks.inputCounts[m.sourceIndex], false};
       }
@@ -228,39 +306,115 @@ Result<bool> installHostHooks(const Value* host, std::size_t messageCount,
         return TokenCount{it->second, false};
       }
       if (hooks.pendingKeys.insert(key).second) {
-        Value request = Value::object();
-        request.members.push_back({u"key", Value::fromString(js::fromUtf8(key))});
-        request.members.push_back(
-            {u"message", planEntry(m.sourceIndex, m.content, m.provenance, m.ensureMetadata,
-                                   inputs)});
-        hooks.pendingCounts.items.push_back(std::move(request));
+        std::string& out = hooks.pendingCounts;
+        if (!out.empty()) out += ',';
+        out += "{\"key\":";
+        js::writeJsonString(js::fromUtf8(key), out);
+        out += ",\"message\":";
+        writePlanEntry(m.sourceIndex, m.content, m.provenance, m.ensureMetadata, out);
+        out += '}';
       }
       return TokenCount{0, true};
     };
   }
-  return true;
 }
 
-std::string pendingEnvelope(HostHooks& hooks) {
-  Value pending = Value::object();
+std::string pendingEnvelope(const HostHooks& hooks) {
+  std::string out = "{\"ok\":true,\"pending\":{";
   if (!hooks.pendingSummaries.empty()) {
-    Value list = Value::array();
-    for (const U16& text : hooks.pendingSummaries) {
-      Value item = Value::object();
-      item.members.push_back({u"text", Value::fromString(text)});
-      list.items.push_back(std::move(item));
+    out += "\"summaries\":[";
+    for (std::size_t i = 0; i < hooks.pendingSummaries.size(); ++i) {
+      out += i > 0 ? ",{\"text\":" : "{\"text\":";
+      js::writeJsonString(hooks.pendingSummaries[i], out);
+      out += '}';
     }
-    pending.members.push_back({u"summaries", std::move(list)});
+    out += ']';
   }
-  if (!hooks.pendingCounts.items.empty()) {
-    pending.members.push_back({u"counts", std::move(hooks.pendingCounts)});
+  if (!hooks.pendingCounts.empty()) {
+    if (!hooks.pendingSummaries.empty()) out += ',';
+    out += "\"counts\":[";
+    out += hooks.pendingCounts;
+    out += ']';
   }
-  return okEnvelope("pending", pending);
+  out += "}}";
+  return out;
 }
 
 bool wantsPlan(const Value& request) {
   const Value* plan = request.find(u"plan");
   return plan && plan->truthy();
+}
+
+// ---- uncompress -------------------------------------------------------------------------------
+
+// What uncompress sees, from either request form. Handles [0, messageCount) are the request's
+// messages, [messageCount, ...) the store entries, keyed by storeKeys.
+struct UncompressCall {
+  std::vector<Message> views;
+  std::size_t messageCount = 0;
+  std::vector<U16> storeKeys;
+  std::vector<bool> storeFound;
+  bool lookupIsFunction = false;
+  bool recursive = false;
+};
+
+// Runs uncompress; fills `pendingIds` instead when the lookup function must answer first.
+UncompressResult runUncompress(const UncompressCall& call, std::vector<U16>& pendingIds) {
+  const std::size_t n = call.messageCount;
+  std::map<U16, std::size_t> storeHandles;
+  for (std::size_t i = 0; i < call.storeKeys.size(); ++i) storeHandles[call.storeKeys[i]] = n + i;
+  std::set<U16> pendingSeen;
+  UncompressHost uhost;
+  uhost.describe = [&call](std::size_t handle) -> const Message& { return call.views[handle]; };
+  uhost.lookup = [&](const Scalar& id) -> std::optional<std::size_t> {
+    auto it = storeHandles.find(id.text);
+    if (it == storeHandles.end()) {
+      if (call.lookupIsFunction && pendingSeen.insert(id.text).second) {
+        pendingIds.push_back(id.text);
+      }
+      return std::nullopt;
+    }
+    if (!call.storeFound[it->second - n]) return std::nullopt;
+    return it->second;
+  };
+  std::vector<std::size_t> input(n);
+  for (std::size_t i = 0; i < n; ++i) input[i] = i;
+  return uncompress(input, uhost, call.recursive);
+}
+
+std::string uncompressPendingEnvelope(const std::vector<U16>& pendingIds) {
+  Value ids = Value::array();
+  for (const U16& id : pendingIds) ids.items.push_back(Value::fromString(id));
+  Value pending = Value::object();
+  pending.members.push_back({u"ids", std::move(ids)});
+  return okEnvelope("pending", pending);
+}
+
+std::string uncompressPlanEnvelope(const UncompressResult& result, const UncompressCall& call) {
+  // A message of the request is its index; a store entry {"k": key}.
+  std::string out = "{\"ok\":true,\"plan\":{\"messages\":[";
+  for (std::size_t i = 0; i < result.messages.size(); ++i) {
+    const std::size_t handle = result.messages[i];
+    if (i > 0) out += ',';
+    if (handle < call.messageCount) {
+      appendIndex(handle, out);
+    } else {
+      out += "{\"k\":";
+      js::writeJsonString(call.storeKeys[handle - call.messageCount], out);
+      out += '}';
+    }
+  }
+  out += "],\"messages_expanded\":";
+  appendIndex(result.messagesExpanded, out);
+  out += ",\"messages_passthrough\":";
+  appendIndex(result.messagesPassthrough, out);
+  out += ",\"missing_ids\":[";
+  for (std::size_t i = 0; i < result.missingIds.size(); ++i) {
+    if (i > 0) out += ',';
+    writeScalarPlan(result.missingIds[i], out);
+  }
+  out += "]}}";
+  return out;
 }
 
 }  // namespace
@@ -278,19 +432,35 @@ std::string compressJson(std::string_view requestText) {
     return errorEnvelope(ok.error());
   }
   HostHooks hooks;
-  if (Result<bool> ok = installHostHooks(request.find(u"host"), messages->views.size(),
-                                         messages->objects, hooks, options);
-      !ok) {
+  if (Result<bool> ok = readHostJson(request.find(u"host"), messages->views.size(), hooks); !ok) {
     return errorEnvelope(ok.error());
   }
+  installHostHooks(hooks, options);
 
   CompressResult result = compress(messages->views, options);
   if (result.pending) return pendingEnvelope(hooks);
-  if (wantsPlan(request)) {
-    return okEnvelope("plan", compressPlan(result, messages->objects, messages->views));
-  }
+  if (wantsPlan(request)) return planEnvelope(result);
   return okEnvelope("output",
                     materializeCompressResult(result, messages->objects, messages->views));
+}
+
+std::string compressBytes(std::string_view request, std::string_view host) {
+  Result<BytesCompressRequest> decoded = readCompressBytes(request);
+  if (!decoded) return errorEnvelope(decoded.error());
+  CompressOptions options;
+  const Value* optionsValue = decoded->options.isNull() ? nullptr : &decoded->options;
+  if (Result<bool> ok = parseCompressOptions(optionsValue, options); !ok) {
+    return errorEnvelope(ok.error());
+  }
+  HostHooks hooks;
+  if (Result<bool> ok = readHostBytes(host, decoded->views.size(), hooks); !ok) {
+    return errorEnvelope(ok.error());
+  }
+  installHostHooks(hooks, options);
+
+  CompressResult result = compress(decoded->views, options);
+  if (result.pending) return pendingEnvelope(hooks);
+  return planEnvelope(result);
 }
 
 std::string uncompressJson(std::string_view requestText) {
@@ -308,18 +478,17 @@ std::string uncompressJson(std::string_view requestText) {
     return errorEnvelope(
         invalid("uncompress(): store must be a VerbatimMap or lookup function", "/store"));
   }
-  bool recursive = false;
+  UncompressCall call;
   if (const Value* options = request.find(u"options"); options && options->isObject()) {
-    if (const Value* r = options->find(u"recursive")) recursive = r->truthy();
+    if (const Value* r = options->find(u"recursive")) call.recursive = r->truthy();
   }
   const Value* host = request.find(u"host");
   const Value* lookupFlag = host && host->isObject() ? host->find(u"lookup") : nullptr;
-  const bool lookupIsFunction = lookupFlag && lookupFlag->truthy();
+  call.lookupIsFunction = lookupFlag && lookupFlag->truthy();
 
-  // Handles: [0, n) are the request's messages, [n, ...) store entries in member order.
   const std::size_t n = messages->items.size();
-  std::vector<Message> views;
-  views.reserve(n + store->members.size());
+  call.messageCount = n;
+  call.views.reserve(n + store->members.size());
   for (std::size_t i = 0; i < n; ++i) {
     const Value& item = messages->items[i];
     if (item.isNull()) {
@@ -327,67 +496,50 @@ std::string uncompressJson(std::string_view requestText) {
                                        "] must be an object",
                                    "/messages/" + std::to_string(i)));
     }
-    views.push_back(describeMessage(item));
+    call.views.push_back(describeMessage(item));
   }
-  std::map<U16, std::size_t> storeHandles;
   for (const json::Member& member : store->members) {
-    storeHandles[member.key] = views.size();
-    views.push_back(describeMessage(member.value));
+    call.storeKeys.push_back(member.key);
+    call.storeFound.push_back(member.value.truthy());
+    call.views.push_back(describeMessage(member.value));
   }
 
   std::vector<U16> pendingIds;
-  std::set<U16> pendingSeen;
-  UncompressHost uhost;
-  uhost.describe = [&views](std::size_t handle) -> const Message& { return views[handle]; };
-  uhost.lookup = [&](const Scalar& id) -> std::optional<std::size_t> {
-    auto it = storeHandles.find(id.text);
-    if (it == storeHandles.end()) {
-      if (lookupIsFunction && pendingSeen.insert(id.text).second) pendingIds.push_back(id.text);
-      return std::nullopt;
-    }
-    const Value& stored = store->members[it->second - n].value;
-    if (!stored.truthy()) return std::nullopt;
-    return it->second;
-  };
+  UncompressResult result = runUncompress(call, pendingIds);
+  if (!pendingIds.empty()) return uncompressPendingEnvelope(pendingIds);
+  if (wantsPlan(request)) return uncompressPlanEnvelope(result, call);
 
-  std::vector<std::size_t> input(n);
-  for (std::size_t i = 0; i < n; ++i) input[i] = i;
-  UncompressResult result = uncompress(input, uhost, recursive);
-
-  if (!pendingIds.empty()) {
-    Value ids = Value::array();
-    for (const U16& id : pendingIds) ids.items.push_back(Value::fromString(id));
-    Value pending = Value::object();
-    pending.members.push_back({u"ids", std::move(ids)});
-    return okEnvelope("pending", pending);
-  }
-
-  const bool plan = wantsPlan(request);
   Value out = Value::object();
   Value list = Value::array();
   list.items.reserve(result.messages.size());
   for (std::size_t handle : result.messages) {
-    const bool fromInput = handle < n;
-    if (plan) {
-      Value ref = Value::object();
-      if (fromInput) {
-        ref.members.push_back({u"i", number(static_cast<double>(handle))});
-      } else {
-        ref.members.push_back({u"k", Value::fromString(store->members[handle - n].key)});
-      }
-      list.items.push_back(std::move(ref));
-    } else {
-      list.items.push_back(fromInput ? messages->items[handle] : store->members[handle - n].value);
-    }
+    list.items.push_back(handle < n ? messages->items[handle] : store->members[handle - n].value);
   }
   out.members.push_back({u"messages", std::move(list)});
-  out.members.push_back({u"messages_expanded", number(static_cast<double>(result.messagesExpanded))});
+  out.members.push_back(
+      {u"messages_expanded", number(static_cast<double>(result.messagesExpanded))});
   out.members.push_back(
       {u"messages_passthrough", number(static_cast<double>(result.messagesPassthrough))});
   Value missing = Value::array();
   for (const Scalar& id : result.missingIds) missing.items.push_back(scalarValue(id));
   out.members.push_back({u"missing_ids", std::move(missing)});
-  return okEnvelope(plan ? "plan" : "output", out);
+  return okEnvelope("output", out);
+}
+
+std::string uncompressBytes(std::string_view request, std::string_view store) {
+  Result<BytesUncompressRequest> decoded = readUncompressBytes(request, store);
+  if (!decoded) return errorEnvelope(decoded.error());
+  UncompressCall call;
+  call.views = std::move(decoded->views);
+  call.messageCount = decoded->messageCount;
+  call.storeKeys = std::move(decoded->storeKeys);
+  call.storeFound = std::move(decoded->storeFound);
+  call.lookupIsFunction = true;  // the JS layer always answers the store lazily, as a lookup
+  call.recursive = decoded->recursive;
+  std::vector<U16> pendingIds;
+  UncompressResult result = runUncompress(call, pendingIds);
+  if (!pendingIds.empty()) return uncompressPendingEnvelope(pendingIds);
+  return uncompressPlanEnvelope(result, call);
 }
 
 }  // namespace cce

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// embind registrations of the stateless JSON entry points of cce.h; no logic lives here.
+// embind registrations of the stateless entry points of cce.h; no logic lives here.
 #include <emscripten/bind.h>
 
 #include <cstddef>
@@ -11,24 +11,36 @@
 
 namespace {
 
-// The byte variants read a UTF-8 request that JS wrote into the heap with TextEncoder.encodeInto
-// (JS owns and frees the buffer); they exist only because embind's own std::string copy is slow.
+// Requests are binary (docs/boundary.md "Bytes requests"), written by the JS layer straight into
+// wasm memory, which it owns and frees. Only the bytes entry points are bound: the JSON request
+// path (and with it the JSON parser) stays out of the module.
 std::string_view bytes(std::uintptr_t pointer, std::size_t length) {
   return {reinterpret_cast<const char*>(pointer), length};
+}
+
+// The envelope of the last call, read by JS straight from memory as {pointer, length} (embind's
+// std::string return scans every byte for NULs in JS, twice). Only an output buffer: it is
+// replaced by the next call and no call reads it.
+std::string answer;
+std::uint32_t answerView[2];
+
+std::uintptr_t keep(std::string envelope) {
+  answer = std::move(envelope);
+  answerView[0] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(answer.data()));
+  answerView[1] = static_cast<std::uint32_t>(answer.size());
+  return reinterpret_cast<std::uintptr_t>(answerView);
 }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(cce) {
-  emscripten::function("compressJson",
-                       +[](const std::string& request) { return cce::compressJson(request); });
-  emscripten::function("uncompressJson",
-                       +[](const std::string& request) { return cce::uncompressJson(request); });
-  emscripten::function("compressBytes", +[](std::uintptr_t pointer, std::size_t length) {
-    return cce::compressJson(bytes(pointer, length));
+  emscripten::function("compressBytes", +[](std::uintptr_t pointer, std::size_t length,
+                                            std::uintptr_t extra, std::size_t extraLength) {
+    return keep(cce::compressBytes(bytes(pointer, length), bytes(extra, extraLength)));
   });
-  emscripten::function("uncompressBytes", +[](std::uintptr_t pointer, std::size_t length) {
-    return cce::uncompressJson(bytes(pointer, length));
+  emscripten::function("uncompressBytes", +[](std::uintptr_t pointer, std::size_t length,
+                                              std::uintptr_t extra, std::size_t extraLength) {
+    return keep(cce::uncompressBytes(bytes(pointer, length), bytes(extra, extraLength)));
   });
   emscripten::function("errorCodesJson", &cce::errorCodesJson);
   emscripten::function("version", +[] { return std::string(cce::version()); });

@@ -20,12 +20,19 @@ export interface CceModuleArg {
 
 /** The module object after initialisation: the argument object, extended by the glue. */
 export interface CceModule extends CceModuleArg {
-  /** Request/response JSON through embind std::string (UTF-8 copies done by the glue). */
-  compressJson(request: string): string;
-  uncompressJson(request: string): string;
-  /** The same calls over a UTF-8 request the caller wrote at `pointer` (see transport.ts). */
-  compressBytes(pointer: number, length: number): string;
-  uncompressBytes(pointer: number, length: number): string;
+  /**
+   * compress / uncompress over binary requests the caller wrote into memory (docs/boundary.md
+   * "Bytes requests"): the request at `pointer`, the host's answers (compress) or looked-up
+   * store entries (uncompress) at `extraPointer` (length 0: none). Returns the address of two
+   * uint32 words {pointer, length} locating the UTF-8 JSON envelope, valid until the next call.
+   */
+  compressBytes(pointer: number, length: number, extraPointer: number, extraLength: number): number;
+  uncompressBytes(
+    pointer: number,
+    length: number,
+    extraPointer: number,
+    extraLength: number,
+  ): number;
   /** JSON array of the error codes, e.g. `["InvalidJson", ...]`. */
   errorCodesJson(): string;
   version(): string;
@@ -35,6 +42,7 @@ export interface CceModule extends CceModuleArg {
   _free(pointer: number): void;
   /** Replaced when memory grows: re-read after every call that may allocate. */
   readonly HEAPU8: Uint8Array;
+  readonly HEAPU32: Uint32Array;
 }
 
 export type CreateCceModule = (moduleArg?: CceModuleArg) => Promise<CceModule>;

@@ -2,7 +2,17 @@
 // compress / uncompress over the boundary: slim requests, the pending loop, rebuilt outputs.
 import { CompressError } from './errors.js';
 import { defaultTokenCounter } from './token-counter.js';
-import { callEngine, timings, type Answer } from './transport.js';
+import {
+  callEngine,
+  COMPRESS_MAGIC,
+  Encoder,
+  HeapRequest,
+  NOT_AN_ARRAY,
+  now,
+  timings,
+  UNCOMPRESS_MAGIC,
+  type Answer,
+} from './transport.js';
 import type {
   AsyncCompressOptions,
   CceOriginal,
@@ -21,12 +31,23 @@ import type {
 
 // ---- wire shapes (docs/boundary.md) -------------------------------------------------------------
 
-/** How to build one output message from the caller's objects. */
-interface Entry {
+/** `_cce_original` with source indices where the ids go (read from the caller's objects). */
+interface PlanOriginal {
+  src: number[];
+  summary_id: string;
+  parent_ids?: string[];
+  version: number;
+}
+
+/** How to build one output message from the caller's objects: a source index alone is the
+ * caller's own object. */
+type Entry = number | Rebuilt;
+
+interface Rebuilt {
   s: number;
   c?: string;
   m?: 1;
-  o?: CceOriginal;
+  o?: PlanOriginal;
 }
 
 interface CompressPlan {
@@ -67,57 +88,89 @@ const NUMBER_OPTIONS = [
 const TRUTHY_OPTIONS = ['fuzzyDedup', 'embedSummaryId', 'forceConverge'] as const;
 const PLAIN_OPTIONS = ['preserve', 'dedup', 'compat'] as const;
 
-// ---- slim requests: only what the engine reads crosses the boundary ---------------------------
+// ---- bytes requests: only what the engine reads crosses the boundary ---------------------------
 
-/** What JSON can carry of a non-object element (the engine then reports the reference's error). */
-function jsonScalar(value: unknown): unknown {
+/** What JSON.stringify would write as null (or leave out): these never reach the engine. */
+function jsonNull(value: unknown): boolean {
   const type = typeof value;
-  return type === 'undefined' || type === 'function' || type === 'symbol' || type === 'bigint'
-    ? null
-    : value;
+  return (
+    value == null ||
+    type === 'undefined' ||
+    type === 'function' ||
+    type === 'symbol' ||
+    type === 'bigint'
+  );
 }
 
-const zeroArrays: number[][] = [];
-/** `tool_calls` as the engine sees it: only its length matters. */
-function zeros(length: number): number[] {
-  if (length > 64) return new Array<number>(length).fill(0);
-  return (zeroArrays[length] ??= new Array<number>(length).fill(0));
-}
+// Message flags of the bytes request (docs/boundary.md).
+const NOT_OBJECT = 1;
+const CONTENT_STRING = 2;
+const TOOL_CALLS = 4;
+const TOOL_CALL_ID = 8;
+const METADATA_TRUTHY = 16;
+const METADATA_OBJECT = 32;
+const ORIGINAL_TRUTHY = 64;
+const SUMMARY_ID = 128;
+const IDS = 256;
 
-/** `metadata` with the same truthiness, reduced to the `_cce_original` fields the engine reads. */
-function slimMetadata(metadata: unknown): unknown {
-  if (typeof metadata !== 'object') return true; // a truthy primitive or a function
-  if (Array.isArray(metadata)) return []; // truthy, but not an object to the engine
-  const original = (metadata as Obj)._cce_original as unknown;
-  if (!original) return {};
-  const slim: Obj = {};
-  if (typeof original === 'object' || typeof original === 'function') {
-    const { summary_id: summaryId, ids } = original as Obj;
-    if (typeof summaryId === 'string') slim.summary_id = summaryId;
-    if (Array.isArray(ids)) slim.ids = ids;
+/** An id of `_cce_original.ids`: as JSON would carry an array element (undefined -> null). */
+function encodeIds(out: Encoder, ids: unknown[]): void {
+  out.word(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as unknown;
+    const type = typeof id;
+    out.scalar(type === 'undefined' || type === 'function' || type === 'symbol' ? null : id);
   }
-  return { _cce_original: slim };
 }
 
-function slimMessage(message: unknown): unknown {
-  if (typeof message !== 'object' || message === null) return jsonScalar(message);
+/** What the engine reads of one message: flags, id, role, string content, tool_calls.length and
+ * the `_cce_original` fields (the rest stays with the caller's object). */
+function encodeMessage(out: Encoder, message: unknown): void {
+  if (typeof message !== 'object' || message === null) {
+    out.word(NOT_OBJECT);
+    return;
+  }
   const m = message as Obj;
-  const slim: Obj = { id: m.id, role: m.role };
   const content = m.content;
-  if (typeof content === 'string') slim.content = content;
   const toolCalls = m.tool_calls;
-  if (Array.isArray(toolCalls)) slim.tool_calls = zeros(toolCalls.length);
-  const toolCallId = m.tool_call_id; // only its presence (non-null) is read
-  if (toolCallId != null) slim.tool_call_id = typeof toolCallId === 'string' ? toolCallId : true;
   const metadata = m.metadata;
-  if (metadata) slim.metadata = slimMetadata(metadata);
-  return slim;
+  let flags = 0;
+  if (typeof content === 'string') flags |= CONTENT_STRING;
+  if (Array.isArray(toolCalls)) flags |= TOOL_CALLS;
+  if (m.tool_call_id != null) flags |= TOOL_CALL_ID;
+  let summaryId: unknown;
+  let ids: unknown;
+  if (metadata) {
+    flags |= METADATA_TRUTHY;
+    if (typeof metadata === 'object' && !Array.isArray(metadata)) {
+      flags |= METADATA_OBJECT;
+      const original = (metadata as Obj)._cce_original;
+      if (original) {
+        flags |= ORIGINAL_TRUTHY;
+        if (typeof original === 'object' || typeof original === 'function') {
+          summaryId = (original as Obj).summary_id;
+          ids = (original as Obj).ids;
+          if (typeof summaryId === 'string') flags |= SUMMARY_ID;
+          if (Array.isArray(ids)) flags |= IDS;
+        }
+      }
+    }
+  }
+  out.word(flags);
+  out.scalar(m.id);
+  out.scalar(m.role);
+  if (flags & CONTENT_STRING) out.string(content as string);
+  if (flags & TOOL_CALLS) out.word((toolCalls as unknown[]).length);
+  if (flags & SUMMARY_ID) out.string(summaryId as string);
+  if (flags & IDS) encodeIds(out, ids as unknown[]);
 }
 
-function slimOptions(options: CompressOptions): Obj {
-  const out: Obj = {};
+/** The options the engine reads, as JSON would carry them (it reports bad types itself). */
+function encodeOptions(out: Encoder, options: CompressOptions): void {
+  const at = out.reserve();
+  let count = 0;
   for (const key of NUMBER_OPTIONS) {
-    const value = options[key];
+    const value = options[key] as unknown;
     if (value == null) continue;
     if (typeof value === 'number' && !Number.isFinite(value)) {
       throw new CompressError(
@@ -126,17 +179,26 @@ function slimOptions(options: CompressOptions): Obj {
         `/options/${key}`,
       );
     }
-    out[key] = value;
+    if (jsonNull(value)) continue;
+    out.string(key);
+    out.value(value);
+    count++;
   }
   for (const key of TRUTHY_OPTIONS) {
     const value = options[key] as unknown;
-    if (value != null) out[key] = jsonScalar(value) === null ? Boolean(value) : value;
+    if (value == null) continue;
+    out.string(key);
+    out.value(jsonNull(value) ? Boolean(value) : value);
+    count++;
   }
   for (const key of PLAIN_OPTIONS) {
-    const value = options[key];
-    if (value != null) out[key] = value;
+    const value = options[key] as unknown;
+    if (jsonNull(value)) continue;
+    out.string(key);
+    out.value(value);
+    count++;
   }
-  return out;
+  out.patch(at, count);
 }
 
 /** The reference's synchronous validation (spec §1.3) passes: counting inputs is then safe. */
@@ -149,24 +211,54 @@ function validMessages(messages: unknown): boolean {
   return true;
 }
 
+// Encoders reused by every call, so a big request grows its buffer once, not on every call (the
+// wasm heap keeps its high-water mark anyway). The results are views, valid until the next use of
+// the same encoder: HeapRequest copies a request into wasm memory at once, and callEngine copies
+// the host part before anything can encode again.
+const requestScratch = new Encoder(1 << 16);
+/** Kept up to this size: enough for the 5.5 M-character scale session, which encodes to 6 MB. */
+const SCRATCH_LIMIT = 1 << 24;
+const hostScratch = new Encoder(1 << 12);
+const EMPTY = new Uint8Array(0);
+
+function encodeWith(out: Encoder, encode: (out: Encoder) => void): Uint8Array {
+  encode(out.reset());
+  return out.written;
+}
+
 // ---- rebuilding outputs from the caller's objects ---------------------------------------------
 
 function cloneWithMetadata(m: Message): Message {
   return { ...m, metadata: m.metadata ? { ...m.metadata } : {} };
 }
 
+/** `_cce_original` in the reference's key order, with the ids exactly as the caller gave them. */
+function original(input: readonly Message[], o: PlanOriginal): CceOriginal {
+  const ids: unknown[] = [];
+  for (const s of o.src) ids.push((input[s] as Message).id);
+  const result = { ids, summary_id: o.summary_id } as Obj;
+  if (o.parent_ids !== undefined) result.parent_ids = o.parent_ids;
+  result.version = o.version;
+  return result as unknown as CceOriginal;
+}
+
 function build(input: readonly Message[], entry: Entry): Message {
+  if (typeof entry === 'number') return input[entry] as Message;
   const source = input[entry.s] as Message;
   if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : source;
   const base = entry.m ? cloneWithMetadata(source) : source;
   if (entry.o === undefined) return { ...base, content: entry.c };
-  return { ...base, content: entry.c, metadata: { ...base.metadata, _cce_original: entry.o } };
+  return {
+    ...base,
+    content: entry.c,
+    metadata: { ...base.metadata, _cce_original: original(input, entry.o) },
+  };
 }
 
 // ---- compress ----------------------------------------------------------------------------------
 
 class CompressRun {
-  private readonly request: { messages: unknown; options: Obj; plan: true; host?: CompressHost };
+  private readonly request: HeapRequest;
   private readonly host: CompressHost = {};
   private readonly counter: TokenCounter | undefined;
   /** Objects the counter saw, reused in the result so it sees exactly what is returned. */
@@ -177,24 +269,41 @@ class CompressRun {
     options: CompressOptions,
     private readonly summarizer: Summarizer | undefined,
   ) {
-    let slim: unknown = null;
-    if (Array.isArray(input)) {
-      const list: unknown[] = [];
-      for (let i = 0; i < input.length; i++) list.push(slimMessage(input[i]));
-      slim = list;
-    }
     const counter = options.tokenCounter;
     // defaultTokenCounter is the reference's estimate, which the engine applies natively in
     // cce-1.0 mode (safe mode may estimate differently, so there it is called like any counter).
     const native = counter === defaultTokenCounter && options.compat === 'cce-1.0';
     this.counter = counter == null || native ? undefined : counter;
-    this.request = { messages: slim, options: slimOptions(options), plan: true };
+    const t0 = now();
+    const bytes = encodeWith(requestScratch, (out) => {
+      out.word(COMPRESS_MAGIC);
+      if (Array.isArray(input)) {
+        out.word(input.length);
+        for (let i = 0; i < input.length; i++) encodeMessage(out, input[i]);
+      } else {
+        out.word(NOT_AN_ARRAY);
+      }
+      encodeOptions(out, options);
+    });
+    const t1 = now();
+    // Copied into wasm memory once: every round trip of the pending protocol reuses it. An async
+    // run keeps its own copy of the bytes: another call may re-create the engine meanwhile.
+    this.request = new HeapRequest(bytes, summarizer !== undefined);
+    requestScratch.trim(SCRATCH_LIMIT);
+    if (timings.enabled) {
+      timings.encodeMs += t1 - t0;
+      timings.copyInMs += performance.now() - t1;
+    }
     if (summarizer) {
       this.host.summarizer = true;
       this.host.summaries = [];
     }
     if (this.counter) this.host.tokenCounter = true;
-    if (summarizer || this.counter) this.request.host = this.host;
+  }
+
+  /** Frees the request's copy in wasm memory. */
+  release(): void {
+    this.request.release();
   }
 
   /** Throws the engine's validation error when the reference would throw synchronously. */
@@ -204,7 +313,40 @@ class CompressRun {
   }
 
   private step(): Answer<CompressPlan, CompressPending> {
-    return callEngine<CompressPlan, CompressPending>('compress', this.request);
+    const t0 = now();
+    const host = this.host;
+    const extra =
+      host.summarizer || host.tokenCounter
+        ? encodeWith(hostScratch, (out) => {
+            out.word((host.summarizer ? 1 : 0) | (host.tokenCounter ? 2 : 0));
+            if (host.summaries) {
+              out.word(host.summaries.length);
+              for (const text of host.summaries) {
+                if (text === null) {
+                  out.word(0);
+                } else {
+                  out.word(1);
+                  out.string(text);
+                }
+              }
+            }
+            if (host.tokenCounter) {
+              const inputCounts = host.inputCounts ?? [];
+              out.word(inputCounts.length);
+              for (const n of inputCounts) out.number(n);
+              const at = out.reserve();
+              let n = 0;
+              for (const key in host.counts) {
+                out.string(key);
+                out.number(host.counts[key] as number);
+                n++;
+              }
+              out.patch(at, n);
+            }
+          })
+        : EMPTY;
+    if (timings.enabled) timings.encodeMs += performance.now() - t0;
+    return callEngine<CompressPlan, CompressPending>('compress', this.request, extra);
   }
 
   private count(message: Message): number {
@@ -229,7 +371,9 @@ class CompressRun {
   }
 
   private message(entry: Entry): Message {
-    if (!this.counter || (entry.c === undefined && !entry.m)) return build(this.input, entry);
+    if (!this.counter || typeof entry === 'number' || (entry.c === undefined && !entry.m)) {
+      return build(this.input, entry);
+    }
     const key = JSON.stringify(entry);
     let m = this.counted.get(key);
     if (m === undefined) this.counted.set(key, (m = build(this.input, entry)));
@@ -246,6 +390,7 @@ class CompressRun {
   }
 
   runSync(): CompressResult {
+    this.validate();
     this.countInputs();
     for (let answer = this.step(); ; answer = this.step()) {
       if (answer.plan) return this.result(answer.plan);
@@ -300,7 +445,8 @@ class CompressRun {
       result.recencyWindow = plan.recencyWindow;
       // The engine names blocking messages by id, or by input index when it had no objects.
       if (plan.blockingIds) result.blockingIds = plan.blockingIds;
-      else if (plan.blocking) result.blockingIds = plan.blocking.map((i) => (this.input[i] as Message).id);
+      else if (plan.blocking)
+        result.blockingIds = plan.blocking.map((i) => (this.input[i] as Message).id);
     }
     if (timings.enabled) timings.rebuildMs += performance.now() - t0;
     return result;
@@ -356,30 +502,71 @@ export function compress(
     );
   }
   const run = new CompressRun(messages, opts, summarizer);
-  run.validate();
-  return summarizer ? run.runAsync() : run.runSync();
+  if (!summarizer) {
+    try {
+      return run.runSync();
+    } finally {
+      run.release();
+    }
+  }
+  try {
+    run.validate();
+  } catch (error) {
+    run.release();
+    throw error;
+  }
+  return run.runAsync().finally(() => run.release());
 }
 
 // ---- uncompress --------------------------------------------------------------------------------
 
 interface UncompressPlan {
-  messages: Array<{ i?: number; k?: string }>;
+  /** An index into the request's messages, or a store key. */
+  messages: Array<number | { k: string }>;
   messages_expanded: number;
   messages_passthrough: number;
-  missing_ids: string[];
+  /** [kind, String(id)]: the kinds of the request's scalars. */
+  missing_ids: Array<[number, string]>;
 }
 
 interface UncompressPending {
   ids?: string[];
 }
 
-/** Only `metadata._cce_original.ids` matters to uncompress. */
-function slimOriginal(message: unknown): unknown {
-  if (typeof message !== 'object' || message === null) return jsonScalar(message);
+// Uncompress flags of the bytes request (docs/boundary.md).
+const JSON_NULL = 1; // an element JSON would write as null: the engine reports it
+const FALSY = 1; // a store entry the lookup answered with a falsy value: missing
+
+/** Only `metadata._cce_original.ids` (a non-empty array) matters to uncompress. */
+function encodeOriginal(out: Encoder, message: unknown, nullFlag: number): void {
+  if (typeof message !== 'object' || message === null) {
+    out.word(jsonNull(message) ? nullFlag : 0);
+    return;
+  }
   const metadata = (message as Obj).metadata as Obj | undefined;
   const original = metadata ? (metadata._cce_original as Obj | undefined) : undefined;
   const ids = original ? original.ids : undefined;
-  return Array.isArray(ids) && ids.length > 0 ? { metadata: { _cce_original: { ids } } } : {};
+  if (Array.isArray(ids) && ids.length > 0) {
+    out.word(IDS);
+    encodeIds(out, ids);
+  } else {
+    out.word(0);
+  }
+}
+
+/** A missing id as the caller gave it, rebuilt from its kind and text. */
+function missingId([kind, text]: [number, string]): unknown {
+  switch (kind) {
+    case 2:
+      return text === 'true';
+    case 3:
+      return Number(text);
+    case 4:
+    case 5:
+      return text;
+    default:
+      return null;
+  }
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -405,45 +592,64 @@ export function uncompress(
     lookup = (id) =>
       hasOwn.call(storeValue, String(id)) ? (storeValue as Obj)[String(id)] : undefined;
   }
-  const input: unknown[] | null = Array.isArray(messages) ? [] : null;
-  if (input) for (let i = 0; i < messages.length; i++) input.push(slimOriginal(messages[i]));
+  const t0 = now();
+  const bytes = encodeWith(requestScratch, (out) => {
+    out.word(UNCOMPRESS_MAGIC);
+    if (Array.isArray(messages)) {
+      out.word(messages.length);
+      for (let i = 0; i < messages.length; i++) encodeOriginal(out, messages[i], JSON_NULL);
+    } else {
+      out.word(NOT_AN_ARRAY);
+    }
+    out.word(lookup ? 1 : 0);
+    out.word(options?.recursive ? 1 : 0);
+  });
+  const t1 = now();
+  // Synchronous: nothing runs between its round trips but the caller's lookup.
+  const request = new HeapRequest(bytes, false);
+  requestScratch.trim(SCRATCH_LIMIT);
+  if (timings.enabled) {
+    timings.encodeMs += t1 - t0;
+    timings.copyInMs += performance.now() - t1;
+  }
   // The store crosses lazily: the engine names the ids it needs (pending), the host answers them.
-  const slimStore: Obj = Object.create(null) as Obj;
-  const request = {
-    messages: input,
-    store: lookup ? slimStore : jsonScalar(storeValue),
-    options: { recursive: Boolean(options?.recursive) },
-    plan: true,
-    host: lookup ? { lookup: true } : undefined,
-  };
-  const found = new Map<string, unknown>();
-  for (;;) {
-    const answer = callEngine<UncompressPlan, UncompressPending>('uncompress', request);
-    if (answer.plan) {
-      const plan = answer.plan;
-      const out: Message[] = [];
-      for (const e of plan.messages)
-        out.push((e.i !== undefined ? messages[e.i] : found.get(e.k as string)) as Message);
-      return {
-        messages: out,
-        messages_expanded: plan.messages_expanded,
-        messages_passthrough: plan.messages_passthrough,
-        missing_ids: plan.missing_ids,
-      };
-    }
-    const pending = expectPending(answer);
-    if (pending.ids?.every((id) => String(id) in slimStore)) {
-      throw new CompressError('Internal', 'cce-wasm: the engine asked again for answered ids');
-    }
-    for (const id of pending.ids ?? []) {
-      const key = String(id);
-      const value = (lookup as (id: unknown) => unknown)(id);
-      if (value) {
-        found.set(key, value);
-        slimStore[key] = slimOriginal(value);
-      } else {
-        slimStore[key] = null;
+  const answered = new Map<string, unknown>(); // key -> the looked-up value (falsy: missing)
+  try {
+    for (;;) {
+      const extra =
+        answered.size === 0
+          ? EMPTY
+          : encodeWith(hostScratch, (out) => {
+              out.word(answered.size);
+              for (const [key, value] of answered) {
+                out.string(key);
+                if (!value || jsonNull(value)) out.word(FALSY);
+                else encodeOriginal(out, value, FALSY);
+              }
+            });
+      const answer = callEngine<UncompressPlan, UncompressPending>('uncompress', request, extra);
+      if (answer.plan) {
+        const plan = answer.plan;
+        const out: Message[] = [];
+        for (const e of plan.messages)
+          out.push((typeof e === 'number' ? messages[e] : answered.get(e.k)) as Message);
+        return {
+          messages: out,
+          messages_expanded: plan.messages_expanded,
+          messages_passthrough: plan.messages_passthrough,
+          missing_ids: plan.missing_ids.map(missingId) as string[],
+        };
+      }
+      const pending = expectPending(answer);
+      if (pending.ids?.every((id) => answered.has(String(id)))) {
+        throw new CompressError('Internal', 'cce-wasm: the engine asked again for answered ids');
+      }
+      for (const id of pending.ids ?? []) {
+        const key = String(id);
+        answered.set(key, (lookup as (id: unknown) => unknown)(id));
       }
     }
+  } finally {
+    request.release();
   }
 }

@@ -59,6 +59,11 @@ export function engine(): CceModule {
   );
 }
 
+/** @internal The live instance, if any, without re-creating one. */
+export function currentEngine(): CceModule | undefined {
+  return instance;
+}
+
 /** @internal Forgets the instance: memory after a trap is not trustworthy. */
 export function dropInstance(): void {
   instance = undefined;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The only caller of the raw module: request -> JSON -> wasm -> envelope, with trap recovery.
+// The only caller of the raw module: binary requests -> wasm -> JSON envelope, with trap recovery.
 import type { CceModule } from './cce.mjs';
 import { CompressError, type ErrorCode } from './errors.js';
-import { dropInstance, engine } from './load.js';
+import { currentEngine, dropInstance, engine } from './load.js';
 
 /** An answer of the engine (docs/boundary.md): a finished plan or work the host must do first. */
 export interface Answer<Plan, Pending> {
@@ -19,20 +19,18 @@ interface Envelope<Plan, Pending> extends Answer<Plan, Pending> {
 export const timings = {
   enabled: false,
   calls: 0,
-  stringifyMs: 0,
+  encodeMs: 0,
   copyInMs: 0,
   wasmMs: 0,
   parseMs: 0,
   rebuildMs: 0,
   reset(): void {
-    this.calls = this.stringifyMs = this.copyInMs = this.wasmMs = this.parseMs = this.rebuildMs = 0;
+    this.calls = this.encodeMs = this.copyInMs = this.wasmMs = this.parseMs = this.rebuildMs = 0;
   },
 };
 
 /** @internal Every function EMSCRIPTEN_BINDINGS registers (js/test/bindings.test.mjs checks it). */
 export const RAW_FUNCTIONS = [
-  'compressJson',
-  'uncompressJson',
   'compressBytes',
   'uncompressBytes',
   'errorCodesJson',
@@ -40,42 +38,315 @@ export const RAW_FUNCTIONS = [
   'debugTrap',
 ] as const satisfies ReadonlyArray<keyof CceModule>;
 
-const encoder = new TextEncoder();
-const now = () => (timings.enabled ? performance.now() : 0);
+/** @internal */
+export const now = (): number => (timings.enabled ? performance.now() : 0);
+
+// ---- the binary request format (docs/boundary.md "Bytes requests") ----------------------------
+
+/** @internal First words of the requests ("CCE1" / "CCU1" little-endian), checked by the engine. */
+export const COMPRESS_MAGIC = 0x31454343;
+export const UNCOMPRESS_MAGIC = 0x31554343;
+/** @internal The message count that says `messages` is not an array. */
+export const NOT_AN_ARRAY = 0xffffffff;
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// Node 18 has no isWellFormed (Node 20, Deno, workerd and current browsers do).
+const wellFormed =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed()
+    : (s: string) => !loneSurrogate.test(s);
 
 /**
- * One stateless engine call. Lone surrogates are safe: JSON.stringify writes them as `\udXXX`
- * escapes, the engine's parser keeps them, and its writer escapes them again.
+ * @internal Writes little-endian words, doubles and WTF-8 strings (a length word, the bytes, zero
+ * to three bytes of padding) into a growable buffer. Every field starts 4-byte aligned.
+ */
+export class Encoder {
+  private bytes: Uint8Array;
+  private view: DataView;
+  private at = 0;
+
+  constructor(capacity = 256) {
+    this.bytes = new Uint8Array(capacity);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
+  /** The bytes written so far (a view: valid until the next write). */
+  get written(): Uint8Array {
+    return this.bytes.subarray(0, this.at);
+  }
+
+  reset(): this {
+    this.at = 0;
+    return this;
+  }
+
+  /** Drops a buffer grown past `limit` bytes (a one-off huge request should not pin its memory). */
+  trim(limit: number): void {
+    if (this.bytes.length > limit) {
+      this.bytes = new Uint8Array(256);
+      this.view = new DataView(this.bytes.buffer);
+    }
+  }
+
+  private ensure(extra: number): void {
+    const needed = this.at + extra;
+    if (needed <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(needed, this.bytes.length * 2));
+    grown.set(this.bytes.subarray(0, this.at));
+    this.bytes = grown;
+    this.view = new DataView(grown.buffer);
+  }
+
+  word(value: number): void {
+    this.ensure(4);
+    this.view.setUint32(this.at, value, true);
+    this.at += 4;
+  }
+
+  /** Reserves a word to be filled in later with `patch` (counts known only afterwards). */
+  reserve(): number {
+    this.word(0);
+    return this.at - 4;
+  }
+
+  patch(at: number, value: number): void {
+    this.view.setUint32(at, value, true);
+  }
+
+  number(value: number): void {
+    this.ensure(8);
+    this.view.setFloat64(this.at, value, true);
+    this.at += 8;
+  }
+
+  string(s: string): void {
+    const n = s.length;
+    this.ensure(4 + 3 * n + 3);
+    const bytes = this.bytes;
+    const start = this.at + 4;
+    let end = start;
+    // Short ASCII strings (ids, roles, keys) are copied by hand: cheaper than a call to encodeInto.
+    if (n <= 64) {
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        bytes[end++] = c;
+      }
+      if (i < n) end = this.encodeRest(s, start);
+    } else {
+      end = this.encodeRest(s, start);
+    }
+    this.view.setUint32(this.at, end - start, true);
+    this.at = (end + 3) & ~3;
+  }
+
+  private encodeRest(s: string, start: number): number {
+    // TextEncoder would turn lone surrogates into U+FFFD; the engine keeps them (as WTF-8).
+    // (isWellFormed is O(1) on V8's one-byte strings, so ASCII text costs nothing here.)
+    if (wellFormed(s)) return start + utf8.encodeInto(s, this.bytes.subarray(start)).written;
+    const bytes = this.bytes;
+    let p = start;
+    for (let i = 0; i < s.length; i++) {
+      let c = s.charCodeAt(i);
+      if (c < 0x80) {
+        bytes[p++] = c;
+      } else if (c < 0x800) {
+        bytes[p++] = 0xc0 | (c >> 6);
+        bytes[p++] = 0x80 | (c & 0x3f);
+      } else {
+        const next = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+        if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+          i++;
+          bytes[p++] = 0xf0 | (c >> 18);
+          bytes[p++] = 0x80 | ((c >> 12) & 0x3f);
+        } else {
+          bytes[p++] = 0xe0 | (c >> 12); // a lone surrogate too: WTF-8
+        }
+        bytes[p++] = 0x80 | ((c >> 6) & 0x3f);
+        bytes[p++] = 0x80 | (c & 0x3f);
+      }
+    }
+    return p;
+  }
+
+  /** What `===` and truthiness need of an id or role: its kind and `String(value)`. */
+  scalar(value: unknown): void {
+    switch (typeof value) {
+      case 'undefined':
+        this.word(0);
+        return;
+      case 'string':
+        this.word(4);
+        this.string(value);
+        return;
+      case 'number':
+        this.word(3);
+        this.string(String(value));
+        return;
+      case 'boolean':
+        this.word(2);
+        this.string(value ? 'true' : 'false');
+        return;
+      default:
+        if (value === null) {
+          this.word(1);
+          return;
+        }
+        this.word(5);
+        this.string(compositeText(value));
+    }
+  }
+
+  /** A JSON-like option value: what JSON.stringify would carry of it (nested arrays included). */
+  value(value: unknown, depth = 16): void {
+    switch (typeof value) {
+      case 'boolean':
+        this.word(value ? 2 : 1);
+        return;
+      case 'number':
+        if (Number.isFinite(value)) {
+          this.word(3);
+          this.number(value);
+        } else {
+          this.word(0);
+        }
+        return;
+      case 'string':
+        this.word(4);
+        this.string(value);
+        return;
+      case 'object':
+        if (value === null) break;
+        if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+          this.value(value.valueOf(), depth); // as JSON.stringify unboxes them
+          return;
+        }
+        if (Array.isArray(value) && depth > 0) {
+          this.word(5);
+          this.word(value.length);
+          for (let i = 0; i < value.length; i++) this.value(value[i] as unknown, depth - 1);
+        } else {
+          this.word(6);
+        }
+        return;
+    }
+    this.word(0); // null, and what JSON.stringify writes as null in an array
+  }
+}
+
+function compositeText(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return '[object Object]'; // e.g. an object without a prototype
+  }
+}
+
+// ---- calls --------------------------------------------------------------------------------------
+
+/**
+ * @internal A request copied into wasm memory once and reused by every round trip of the pending
+ * protocol. `keep` (for runs that await between round trips, when another call may trap and
+ * re-create the instance) retains a private copy of the bytes to copy in again; otherwise the
+ * bytes are only read here, at once, so they may be a view of a reused buffer.
+ */
+export class HeapRequest {
+  private raw: CceModule;
+  private pointer: number;
+  private readonly bytes: Uint8Array | undefined;
+  readonly length: number;
+
+  constructor(bytes: Uint8Array, keep: boolean) {
+    this.raw = engine();
+    try {
+      this.pointer = copyIn(this.raw, bytes);
+    } catch (error) {
+      throw trapped(error);
+    }
+    this.length = bytes.length;
+    this.bytes = keep ? bytes.slice() : undefined;
+  }
+
+  pointerIn(raw: CceModule): number {
+    if (this.raw !== raw) {
+      if (this.bytes === undefined) {
+        throw new CompressError('Internal', 'cce-wasm: the engine was re-created during the call');
+      }
+      this.raw = raw;
+      this.pointer = copyIn(raw, this.bytes);
+    }
+    return this.pointer;
+  }
+
+  /** Frees the copy (skipped for an instance that trapped: its memory is dropped with it). */
+  release(): void {
+    if (this.raw === currentEngine()) this.raw._free(this.pointer);
+    this.pointer = 0;
+  }
+}
+
+/** The error to throw for a failure inside a call into the module. */
+function trapped(error: unknown): CompressError {
+  if (error instanceof CompressError) return error;
+  dropInstance(); // after a trap the heap is not trustworthy; the next call re-instantiates
+  return new CompressError(
+    'Internal',
+    `cce-wasm: the engine trapped (${error instanceof Error ? error.message : String(error)}); ` +
+      'it is re-created on the next call',
+    '',
+    { cause: error },
+  );
+}
+
+function copyIn(raw: CceModule, bytes: Uint8Array): number {
+  const pointer = raw._malloc(Math.max(bytes.length, 1));
+  if (pointer === 0) {
+    throw new CompressError(
+      'InputTooLarge',
+      `cce-wasm: the request needs ${bytes.length} bytes of wasm memory, more than is available`,
+    );
+  }
+  raw.HEAPU8.set(bytes, pointer); // HEAPU8 is re-read after malloc, which may grow memory
+  return pointer;
+}
+
+/**
+ * One stateless engine call over a request already in memory and a second buffer of host answers
+ * (compress) or looked-up store entries (uncompress).
  */
 export function callEngine<Plan, Pending>(
   kind: 'compress' | 'uncompress',
-  request: object,
+  request: HeapRequest,
+  extra: Uint8Array,
 ): Answer<Plan, Pending> {
-  const t0 = now();
-  const json = JSON.stringify(request);
   const t1 = now();
   const raw = engine();
   let copyInEnd = 0;
   let text: string;
   try {
-    text = invoke(raw, kind, json, () => (copyInEnd = now()));
+    const pointer = request.pointerIn(raw);
+    const extraPointer = extra.length > 0 ? copyIn(raw, extra) : 0;
+    copyInEnd = now();
+    const view =
+      (kind === 'compress'
+        ? raw.compressBytes(pointer, request.length, extraPointer, extra.length)
+        : raw.uncompressBytes(pointer, request.length, extraPointer, extra.length)) >>> 2;
+    const heap = raw.HEAPU32; // re-read: the call may have grown memory
+    const start = heap[view] as number;
+    text = utf8Decoder.decode(raw.HEAPU8.subarray(start, start + (heap[view + 1] as number)));
+    if (extraPointer !== 0) raw._free(extraPointer);
   } catch (error) {
-    if (error instanceof CompressError) throw error;
-    dropInstance(); // after a trap the heap is not trustworthy; the next call re-instantiates
-    throw new CompressError(
-      'Internal',
-      `cce-wasm: the engine trapped (${error instanceof Error ? error.message : String(error)}); ` +
-        'it is re-created on the next call',
-      '',
-      { cause: error },
-    );
+    throw trapped(error);
   }
   const t2 = now();
   const envelope = JSON.parse(text) as Envelope<Plan, Pending>;
   if (timings.enabled) {
     const t3 = performance.now();
     timings.calls += 1;
-    timings.stringifyMs += t1 - t0;
     timings.copyInMs += copyInEnd - t1;
     timings.wasmMs += t2 - copyInEnd;
     timings.parseMs += t3 - t2;
@@ -88,27 +359,6 @@ export function callEngine<Plan, Pending>(
     throw new CompressError(error.code, error.message, error.path);
   }
   return envelope;
-}
-
-// Copies the request into the heap with encodeInto (about 2x faster than embind's std::string
-// marshalling on multi-MB requests), then calls the byte variant of the entry point.
-function invoke(raw: CceModule, kind: 'compress' | 'uncompress', json: string, copied: () => void) {
-  const capacity = json.length * 3; // UTF-8 bytes per UTF-16 code unit, at most
-  const pointer = raw._malloc(capacity);
-  if (pointer === 0) {
-    throw new CompressError(
-      'InputTooLarge',
-      `cce-wasm: the request needs ${capacity} bytes of wasm memory, more than is available`,
-    );
-  }
-  const { written } = encoder.encodeInto(json, raw.HEAPU8.subarray(pointer, pointer + capacity));
-  copied();
-  const out =
-    kind === 'compress'
-      ? raw.compressBytes(pointer, written)
-      : raw.uncompressBytes(pointer, written);
-  raw._free(pointer); // skipped after a trap: that heap is dropped with its instance
-  return out;
 }
 
 /** @internal The engine's version string. */

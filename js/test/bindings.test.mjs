@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The raw embind surface of dist/cce.mjs equals the declared list, and its JSON entry points work.
+// The raw embind surface of dist/cce.mjs equals the declared list, and its bytes entry points work.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import createCceModule from '../../dist/cce.mjs';
-import { RAW_FUNCTIONS } from '../../dist/transport.js';
+import {
+  COMPRESS_MAGIC,
+  Encoder,
+  RAW_FUNCTIONS,
+  UNCOMPRESS_MAGIC,
+} from '../../dist/transport.js';
 
 const wasm = new WebAssembly.Module(readFileSync(new URL('../../dist/cce.wasm', import.meta.url)));
 
@@ -21,12 +26,42 @@ async function rawModule() {
   return arg;
 }
 
+/** Copies both buffers into the heap and calls `fn` (compressBytes or uncompressBytes). */
+function call(raw, fn, request, extra = new Uint8Array(0)) {
+  const pointer = raw._malloc(request.length);
+  raw.HEAPU8.set(request, pointer);
+  const extraPointer = extra.length ? raw._malloc(extra.length) : 0;
+  if (extraPointer) raw.HEAPU8.set(extra, extraPointer);
+  const view = raw[fn](pointer, request.length, extraPointer, extra.length) >>> 2;
+  const [start, length] = raw.HEAPU32.subarray(view, view + 2);
+  const text = new TextDecoder().decode(raw.HEAPU8.subarray(start, start + length));
+  raw._free(pointer);
+  if (extraPointer) raw._free(extraPointer);
+  return JSON.parse(text);
+}
+
+function encode(write) {
+  const out = new Encoder();
+  write(out);
+  return out.written.slice();
+}
+
+const prose =
+  'The deployment pipeline retries each failed upload after a short pause and records every ' +
+  'attempt in the audit log, so operators can see what happened. ';
+
 describe('raw module', () => {
-  test('registers exactly the declared embind functions', async () => {
+  test('binds exactly the declared functions', async () => {
     const raw = await rawModule();
-    // embind marks its wrappers with argCount (no Closure in this build).
+    // embind marks each bound function with its argument count (`argCount`, which Closure renames
+    // but keeps consistent): find that marker on one binding, then every function carrying it.
+    const standard = new Set(['length', 'name', 'prototype', 'arguments', 'caller']);
+    const marker = Object.getOwnPropertyNames(raw.compressBytes).find(
+      (p) => !standard.has(p) && typeof raw.compressBytes[p] === 'number',
+    );
+    assert.ok(marker, 'embind marks its bindings with their argument count');
     const bound = Object.keys(raw).filter(
-      (k) => typeof raw[k] === 'function' && 'argCount' in raw[k],
+      (k) => typeof raw[k] === 'function' && Object.hasOwn(raw[k], marker),
     );
     assert.deepEqual(bound.sort(), [...RAW_FUNCTIONS].sort());
     assert.equal(typeof raw._malloc, 'function');
@@ -34,27 +69,90 @@ describe('raw module', () => {
     assert.ok(raw.HEAPU8 instanceof Uint8Array);
   });
 
-  test('answers the envelope of docs/boundary.md through std::string and bytes alike', async () => {
+  test('compresses a bytes request and keeps a lone surrogate of an id', async () => {
     const raw = await rawModule();
-    const request = JSON.stringify({ messages: [{ id: 'a', content: 'hi \ud800' }], options: {} });
-    const viaString = raw.compressJson(request);
-    const bytes = new TextEncoder().encode(request);
-    const pointer = raw._malloc(bytes.length);
-    raw.HEAPU8.set(bytes, pointer);
-    const viaBytes = raw.compressBytes(pointer, bytes.length);
-    raw._free(pointer);
-    assert.equal(viaBytes, viaString);
-    const envelope = JSON.parse(viaString);
+    const request = encode((out) => {
+      out.word(COMPRESS_MAGIC);
+      out.word(2);
+      for (const [id, role, times] of [
+        ['a\ud800', 'user', 4],
+        ['b', 'assistant', 5],
+      ]) {
+        out.word(2); // content is a string
+        out.scalar(id);
+        out.scalar(role);
+        out.string(prose.repeat(times));
+      }
+      out.word(2);
+      out.string('recencyWindow');
+      out.value(0);
+      out.string('compat');
+      out.value('cce-1.0');
+    });
+    const envelope = call(raw, 'compressBytes', request);
     assert.equal(envelope.ok, true);
-    assert.equal(envelope.output.messages[0].content, 'hi \ud800');
-    assert.ok(viaString.includes('\\ud800'), 'the lone surrogate crosses as an escape');
+    const { messages, verbatim } = envelope.plan;
+    assert.equal(messages.length, 2);
+    assert.deepEqual(messages[0].o.src, [0]);
+    assert.match(messages[0].c, /^\[summary/);
+    assert.deepEqual(
+      verbatim.map(([key]) => key),
+      ['a\ud800', 'b'],
+    );
   });
 
-  test('reports errors as envelopes, not exceptions', async () => {
+  test('asks for store entries as pending ids, then answers the plan', async () => {
     const raw = await rawModule();
-    assert.equal(JSON.parse(raw.compressJson('{not json')).error.code, 'InvalidJson');
-    const bad = JSON.parse(raw.uncompressJson('{"messages":1,"store":{}}'));
-    assert.deepEqual([bad.ok, bad.error.code], [false, 'InvalidInput']);
+    const request = encode((out) => {
+      out.word(UNCOMPRESS_MAGIC);
+      out.word(1);
+      out.word(256); // _cce_original.ids follows
+      out.word(2);
+      out.scalar('x');
+      out.scalar(7);
+      out.word(1); // the store is an object
+      out.word(0); // not recursive
+    });
+    const first = call(raw, 'uncompressBytes', request);
+    assert.deepEqual(first.pending, { ids: ['x', '7'] });
+    const store = encode((out) => {
+      out.word(2);
+      out.string('x');
+      out.word(0); // found, no _cce_original
+      out.string('7');
+      out.word(1); // falsy: missing
+    });
+    const second = call(raw, 'uncompressBytes', request, store);
+    assert.deepEqual(second.plan, {
+      messages: [{ k: 'x' }],
+      messages_expanded: 1,
+      messages_passthrough: 0,
+      missing_ids: [[3, '7']],
+    });
+  });
+
+  test('reports errors as envelopes, not exceptions, malformed buffers included', async () => {
+    const raw = await rawModule();
+    const notArray = encode((out) => {
+      out.word(COMPRESS_MAGIC);
+      out.word(0xffffffff);
+      out.word(0);
+    });
+    assert.deepEqual(call(raw, 'compressBytes', notArray).error, {
+      code: 'InvalidInput',
+      message: 'compress(): messages must be an array',
+      path: '/messages',
+    });
+    const truncated = encode((out) => {
+      out.word(COMPRESS_MAGIC);
+      out.word(3);
+      out.word(2);
+      out.scalar('a');
+    });
+    const error = call(raw, 'compressBytes', truncated).error;
+    assert.equal(error.code, 'InvalidInput');
+    assert.match(error.message, /malformed bytes request/);
+    assert.match(call(raw, 'uncompressBytes', notArray).error.message, /malformed/);
     assert.deepEqual(JSON.parse(raw.errorCodesJson()), [
       'InvalidJson',
       'InvalidInput',

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+// Decoding of the wasm boundary's binary requests into engine views, with the JSON path's errors.
+#include "request_bytes.h"
+
+#include <cstring>
+#include <utility>
+
+#include "jscompat/string.h"
+
+namespace cce {
+
+namespace {
+
+Error invalid(std::string message, std::string path) {
+  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
+}
+
+Error malformed(const char* what) {
+  return invalid(std::string("malformed bytes request (") + what + ")", "");
+}
+
+// Message flags (docs/boundary.md).
+constexpr std::uint32_t kNotObject = 1u << 0;
+constexpr std::uint32_t kContentString = 1u << 1;
+constexpr std::uint32_t kToolCallsArray = 1u << 2;
+constexpr std::uint32_t kToolCallId = 1u << 3;
+constexpr std::uint32_t kMetadataTruthy = 1u << 4;
+constexpr std::uint32_t kMetadataObject = 1u << 5;
+constexpr std::uint32_t kOriginalTruthy = 1u << 6;
+constexpr std::uint32_t kSummaryIdString = 1u << 7;
+constexpr std::uint32_t kIdsArray = 1u << 8;
+
+// Uncompress flags: the element is what JSON.stringify writes as null; the value is falsy.
+constexpr std::uint32_t kJsonNull = 1u << 0;
+constexpr std::uint32_t kFalsy = 1u << 0;
+
+bool readIds(ByteReader& in, std::vector<Scalar>& ids) {
+  std::uint32_t n = 0;
+  if (!in.word(n)) return false;
+  ids.clear();
+  ids.reserve(n < 4096 ? n : 4096);  // a count is not trusted before its items are read
+  for (std::uint32_t i = 0; i < n; ++i) {
+    Scalar id;
+    if (!in.scalar(id)) return false;
+    ids.push_back(std::move(id));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ByteReader::word(std::uint32_t& out) {
+  if (data_.size() - position_ < 4) return false;
+  std::memcpy(&out, data_.data() + position_, 4);
+  position_ += 4;
+  return true;
+}
+
+bool ByteReader::number(double& out) {
+  if (data_.size() - position_ < 8) return false;
+  std::memcpy(&out, data_.data() + position_, 8);
+  position_ += 8;
+  return true;
+}
+
+bool ByteReader::string(std::u16string& out) {
+  std::uint32_t length = 0;
+  if (!word(length)) return false;
+  const std::size_t padded = (static_cast<std::size_t>(length) + 3) & ~static_cast<std::size_t>(3);
+  if (length > data_.size() - position_ || padded > data_.size() - position_) return false;
+  out = js::fromUtf8(data_.substr(position_, length));
+  position_ += padded;
+  return true;
+}
+
+bool ByteReader::scalar(Scalar& out) {
+  std::uint32_t kind = 0;
+  if (!word(kind)) return false;
+  out.text.clear();
+  switch (kind) {
+    case 0: out.kind = Scalar::Kind::Missing; return true;
+    case 1:
+      out.kind = Scalar::Kind::Null;
+      out.text = u"null";
+      return true;
+    case 2: out.kind = Scalar::Kind::Bool; break;
+    case 3: out.kind = Scalar::Kind::Number; break;
+    case 4: out.kind = Scalar::Kind::String; break;
+    case 5: out.kind = Scalar::Kind::Composite; break;
+    default: return false;
+  }
+  return string(out.text);
+}
+
+bool ByteReader::value(json::Value& out, int depth) {
+  std::uint32_t tag = 0;
+  if (!word(tag)) return false;
+  switch (tag) {
+    case 0: out = json::Value::null(); return true;
+    case 1:
+    case 2: out = json::Value::fromBool(tag == 2); return true;
+    case 3: out = json::Value::fromNumber(0); return number(out.number);
+    case 4: out = json::Value::fromString(u""); return string(out.string);
+    case 5: {
+      std::uint32_t n = 0;
+      if (depth <= 0 || !word(n)) return false;
+      out = json::Value::array();
+      for (std::uint32_t i = 0; i < n; ++i) {
+        json::Value item;
+        if (!value(item, depth - 1)) return false;
+        out.items.push_back(std::move(item));
+      }
+      return true;
+    }
+    case 6: out = json::Value::object(); return true;
+    default: return false;
+  }
+}
+
+Result<BytesCompressRequest> readCompressBytes(std::string_view bytes) {
+  ByteReader in(bytes);
+  std::uint32_t magic = 0, count = 0;
+  if (!in.word(magic) || magic != kCompressBytesMagic) return malformed("not a compress request");
+  if (!in.word(count)) return malformed("truncated");
+  if (count == kNotAnArray) return invalid("compress(): messages must be an array", "/messages");
+
+  BytesCompressRequest request;
+  // Like the JSON path, every message is checked before any is used, and the first error wins.
+  std::optional<Error> firstError;
+  request.views.reserve(count < 65536 ? count : 65536);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint32_t flags = 0;
+    if (!in.word(flags)) return malformed("truncated message");
+    const std::string index = firstError ? std::string() : std::to_string(i);
+    if (flags & kNotObject) {
+      if (!firstError) {
+        firstError = invalid("compress(): messages[" + index + "] must be an object",
+                             "/messages/" + index);
+      }
+      continue;
+    }
+    Message m;
+    if (!in.scalar(m.id) || !in.scalar(m.role)) return malformed("truncated message");
+    if (!firstError && (m.id.kind == Scalar::Kind::Missing || m.id.kind == Scalar::Kind::Null)) {
+      firstError = invalid("compress(): messages[" + index + "] is missing required field \"id\"",
+                           "/messages/" + index + "/id");
+    }
+    m.idKey = m.id.text;
+    if (flags & kContentString) {
+      m.contentIsString = true;
+      if (!in.string(m.content)) return malformed("truncated content");
+    }
+    if (flags & kToolCallsArray) {
+      std::uint32_t length = 0;
+      if (!in.word(length)) return malformed("truncated message");
+      m.toolCallsLength = static_cast<double>(length);
+      m.hasToolCalls = length > 0;
+    }
+    m.hasToolCallId = (flags & kToolCallId) != 0;
+    m.hasMetadata = (flags & kMetadataTruthy) != 0;
+    m.metadataIsObject = (flags & kMetadataObject) != 0;
+    m.hasCceOriginal = (flags & kOriginalTruthy) != 0;
+    if (flags & kSummaryIdString) {
+      U16 summaryId;
+      if (!in.string(summaryId)) return malformed("truncated summary_id");
+      m.cceSummaryId = std::move(summaryId);
+    }
+    if (flags & kIdsArray) {
+      m.cceIdsIsArray = true;
+      if (!readIds(in, m.cceIds)) return malformed("truncated ids");
+    }
+    if (!firstError) request.views.push_back(std::move(m));
+  }
+
+  std::uint32_t optionCount = 0;
+  if (!in.word(optionCount)) return malformed("truncated options");
+  if (optionCount > 0) request.options = json::Value::object();
+  for (std::uint32_t i = 0; i < optionCount; ++i) {
+    json::Member member;
+    if (!in.string(member.key) || !in.value(member.value)) return malformed("truncated options");
+    request.options.set(member.key, std::move(member.value));
+  }
+  if (!in.atEnd()) return malformed("trailing bytes");
+  if (firstError) return *firstError;
+  return request;
+}
+
+Result<BytesCompressHost> readCompressHostBytes(std::string_view bytes) {
+  BytesCompressHost host;
+  if (bytes.empty()) return host;
+  ByteReader in(bytes);
+  std::uint32_t flags = 0;
+  if (!in.word(flags)) return malformed("truncated host");
+  host.summarizer = (flags & 1u) != 0;
+  host.tokenCounter = (flags & 2u) != 0;
+  if (host.summarizer) {
+    std::uint32_t n = 0;
+    if (!in.word(n)) return malformed("truncated summaries");
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::uint32_t given = 0;
+      if (!in.word(given)) return malformed("truncated summaries");
+      if (given == 0) {
+        host.summaries.emplace_back();
+        continue;
+      }
+      U16 text;
+      if (!in.string(text)) return malformed("truncated summaries");
+      host.summaries.emplace_back(std::move(text));
+    }
+  }
+  if (host.tokenCounter) {
+    std::uint32_t n = 0, m = 0;
+    if (!in.word(n)) return malformed("truncated counts");
+    host.inputCounts.reserve(n < 65536 ? n : 65536);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      double count = 0;
+      if (!in.number(count)) return malformed("truncated counts");
+      host.inputCounts.push_back(count);
+    }
+    if (!in.word(m)) return malformed("truncated counts");
+    for (std::uint32_t i = 0; i < m; ++i) {
+      U16 key;
+      double count = 0;
+      if (!in.string(key) || !in.number(count)) return malformed("truncated counts");
+      host.counts[js::toUtf8(key)] = count;
+    }
+  }
+  if (!in.atEnd()) return malformed("trailing bytes");
+  return host;
+}
+
+Result<BytesUncompressRequest> readUncompressBytes(std::string_view bytes,
+                                                   std::string_view store) {
+  ByteReader in(bytes);
+  std::uint32_t magic = 0, count = 0;
+  if (!in.word(magic) || magic != kUncompressBytesMagic) {
+    return malformed("not an uncompress request");
+  }
+  if (!in.word(count)) return malformed("truncated");
+  if (count == kNotAnArray) return invalid("uncompress(): messages must be an array", "/messages");
+  BytesUncompressRequest request;
+  request.messageCount = count;
+  std::optional<Error> firstError;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint32_t flags = 0;
+    if (!in.word(flags)) return malformed("truncated message");
+    Message m;
+    if ((flags & kJsonNull) && !firstError) {
+      const std::string index = std::to_string(i);
+      firstError = invalid("uncompress(): messages[" + index + "] must be an object",
+                           "/messages/" + index);
+    }
+    if (flags & kIdsArray) {
+      m.cceIdsIsArray = true;
+      if (!readIds(in, m.cceIds)) return malformed("truncated ids");
+    }
+    if (!firstError) request.views.push_back(std::move(m));
+  }
+  std::uint32_t storeIsValid = 0, recursive = 0;
+  if (!in.word(storeIsValid) || !in.word(recursive)) return malformed("truncated");
+  if (!in.atEnd()) return malformed("trailing bytes");
+  // The JSON path's order: the store is checked before the messages' elements.
+  if (storeIsValid != 1) {
+    return invalid("uncompress(): store must be a VerbatimMap or lookup function", "/store");
+  }
+  if (firstError) return *firstError;
+  request.recursive = recursive != 0;
+
+  ByteReader entries(store);
+  std::uint32_t n = 0;
+  if (!store.empty() && !entries.word(n)) return malformed("truncated store");
+  for (std::uint32_t i = 0; i < n; ++i) {
+    U16 key;
+    std::uint32_t flags = 0;
+    if (!entries.string(key) || !entries.word(flags)) return malformed("truncated store");
+    Message m;
+    if (flags & kIdsArray) {
+      m.cceIdsIsArray = true;
+      if (!readIds(entries, m.cceIds)) return malformed("truncated store");
+    }
+    request.storeKeys.push_back(std::move(key));
+    request.storeFound.push_back((flags & kFalsy) == 0);
+    request.views.push_back(std::move(m));
+  }
+  if (!entries.atEnd()) return malformed("trailing bytes");
+  return request;
+}
+
+}  // namespace cce

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// Binary requests of the wasm boundary (docs/boundary.md "Bytes requests"): views without JSON.
+//
+// The JS layer writes what the engine reads of each message straight into wasm memory: flags,
+// ids and roles as scalars, and the content as raw WTF-8. Decoding it costs one UTF-8 -> UTF-16
+// widening per string, where a JSON request costs JSON.stringify in JS plus a full parse here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json/value.h"
+#include "status.h"
+#include "types.h"
+
+namespace cce {
+
+/// First word of a compress request ("CCE1" little-endian) and of an uncompress request ("CCU1").
+constexpr std::uint32_t kCompressBytesMagic = 0x31454343u;
+constexpr std::uint32_t kUncompressBytesMagic = 0x31554343u;
+/// The message count of a request whose `messages` is not an array.
+constexpr std::uint32_t kNotAnArray = 0xFFFFFFFFu;
+
+/// Sequential reader of little-endian words, doubles, WTF-8 strings (length word, bytes, zero
+/// padding to 4), scalars and option values. Every read checks bounds: a short or malformed buffer
+/// makes the read fail, never read past the end.
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view bytes) : data_(bytes) {}
+
+  bool word(std::uint32_t& out);
+  bool number(double& out);
+  bool string(std::u16string& out);
+  /// kind word (0 missing, 1 null, 2 boolean, 3 number, 4 string, 5 other), then the text
+  /// (JavaScript `String(value)`) for kinds 2-5.
+  bool scalar(Scalar& out);
+  /// tag word (0 null, 1 false, 2 true, 3 number, 4 string, 5 array, 6 other object), then the
+  /// payload. Arrays nest at most `depth` levels.
+  bool value(json::Value& out, int depth = 32);
+  bool atEnd() const { return position_ == data_.size(); }
+
+ private:
+  std::string_view data_;
+  std::size_t position_ = 0;
+};
+
+/// A decoded compress request: the views, and the options as the object parseCompressOptions reads.
+struct BytesCompressRequest {
+  std::vector<Message> views;
+  json::Value options;  // an object, or null when no option was given
+};
+
+/// Reads the request buffer. Errors are the reference's validation errors with the same text as
+/// the JSON path (first offending message wins), or InvalidInput for a malformed buffer.
+Result<BytesCompressRequest> readCompressBytes(std::string_view bytes);
+
+/// The host's answers of a compress request (the second buffer, rewritten on every round trip).
+struct BytesCompressHost {
+  bool summarizer = false;
+  std::vector<std::optional<std::u16string>> summaries;  // nullopt: the summarizer failed
+  bool tokenCounter = false;
+  std::vector<double> inputCounts;
+  std::map<std::string, double> counts;
+};
+Result<BytesCompressHost> readCompressHostBytes(std::string_view bytes);
+
+/// A decoded uncompress request. Views [0, messageCount) are the messages; the store entries the
+/// host has answered follow (handle messageCount + i is storeKeys[i]).
+struct BytesUncompressRequest {
+  std::vector<Message> views;
+  std::size_t messageCount = 0;
+  std::vector<std::u16string> storeKeys;
+  std::vector<bool> storeFound;  // false: the lookup answered a falsy value (missing)
+  bool recursive = false;
+};
+Result<BytesUncompressRequest> readUncompressBytes(std::string_view bytes, std::string_view store);
+
+}  // namespace cce

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+// Tests for the binary requests of the wasm boundary: decoding, errors, and equivalence with JSON.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cce.h"
+#include "cli/conformance.h"
+#include "json_io.h"
+#include "jscompat/json_writer.h"
+#include "jscompat/number.h"
+#include "jscompat/string.h"
+#include "request.h"
+#include "request_bytes.h"
+#include "test_util.h"
+
+namespace cce {
+namespace {
+
+using json::Value;
+
+// Message flags of docs/boundary.md.
+constexpr std::uint32_t kNotObject = 1, kContent = 2, kToolCalls = 4, kToolCallId = 8,
+                        kMetadataTruthy = 16, kMetadataObject = 32, kOriginalTruthy = 64,
+                        kSummaryId = 128, kIds = 256;
+
+// Writes requests the way js/src/transport.ts does, from JSON values (what the corpus holds).
+struct Writer {
+  std::string out;
+
+  Writer& word(std::uint32_t w) {
+    char b[4];
+    std::memcpy(b, &w, 4);
+    out.append(b, 4);
+    return *this;
+  }
+  Writer& number(double d) {
+    char b[8];
+    std::memcpy(b, &d, 8);
+    out.append(b, 8);
+    return *this;
+  }
+  Writer& bytes(std::string_view s) {
+    word(static_cast<std::uint32_t>(s.size()));
+    out.append(s);
+    out.append((4 - s.size() % 4) % 4, '\0');
+    return *this;
+  }
+  Writer& string(std::u16string_view s) { return bytes(js::toUtf8(s)); }  // WTF-8, as the JS side
+  Writer& scalar(const Value* v) {
+    if (!v) return word(0);
+    switch (v->kind) {
+      case json::Kind::Null: return word(1);
+      case json::Kind::Bool: return word(2).string(v->boolean ? u"true" : u"false");
+      case json::Kind::Number: return word(3).string(js::fromAscii(js::numberToString(v->number)));
+      case json::Kind::String: return word(4).string(v->string);
+      default: return word(5).string(jsString(*v));
+    }
+  }
+  Writer& value(const Value& v) {
+    switch (v.kind) {
+      case json::Kind::Null: return word(0);
+      case json::Kind::Bool: return word(v.boolean ? 2 : 1);
+      case json::Kind::Number: return word(3).number(v.number);
+      case json::Kind::String: return word(4).string(v.string);
+      case json::Kind::Array:
+        word(5).word(static_cast<std::uint32_t>(v.items.size()));
+        for (const Value& item : v.items) value(item);
+        return *this;
+      case json::Kind::Object: return word(6);
+    }
+    return *this;
+  }
+  Writer& ids(const Value& array) {
+    word(static_cast<std::uint32_t>(array.items.size()));
+    for (const Value& id : array.items) scalar(&id);
+    return *this;
+  }
+
+  Writer& message(const Value& m) {
+    if (!m.isObject() && !m.isArray()) return word(kNotObject);
+    std::uint32_t flags = 0;
+    const Value* content = m.find(u"content");
+    const Value* calls = m.find(u"tool_calls");
+    const Value* callId = m.find(u"tool_call_id");
+    const Value* metadata = m.find(u"metadata");
+    const Value* original = nullptr;
+    const Value* summaryId = nullptr;
+    const Value* idList = nullptr;
+    if (content && content->isString()) flags |= kContent;
+    if (calls && calls->isArray()) flags |= kToolCalls;
+    if (callId && !callId->isNull()) flags |= kToolCallId;
+    if (metadata && metadata->truthy()) {
+      flags |= kMetadataTruthy;
+      if (metadata->isObject()) {
+        flags |= kMetadataObject;
+        original = metadata->find(u"_cce_original");
+        if (original && original->truthy()) {
+          flags |= kOriginalTruthy;
+          summaryId = original->find(u"summary_id");
+          idList = original->find(u"ids");
+          if (summaryId && summaryId->isString()) flags |= kSummaryId;
+          if (idList && idList->isArray()) flags |= kIds;
+        }
+      }
+    }
+    word(flags).scalar(m.find(u"id")).scalar(m.find(u"role"));
+    if (flags & kContent) string(content->string);
+    if (flags & kToolCalls) word(static_cast<std::uint32_t>(calls->items.size()));
+    if (flags & kSummaryId) string(summaryId->string);
+    if (flags & kIds) ids(*idList);
+    return *this;
+  }
+
+  Writer& compressRequest(const Value* messages, const Value* options) {
+    word(kCompressBytesMagic);
+    if (!messages || !messages->isArray()) {
+      word(kNotAnArray);
+    } else {
+      word(static_cast<std::uint32_t>(messages->items.size()));
+      for (const Value& m : messages->items) message(m);
+    }
+    const std::size_t count = options && options->isObject() ? options->members.size() : 0;
+    word(static_cast<std::uint32_t>(count));
+    for (std::size_t i = 0; i < count; ++i) {
+      string(options->members[i].key).value(options->members[i].value);
+    }
+    return *this;
+  }
+
+  // Only what uncompress reads: a non-empty `metadata._cce_original.ids`.
+  Writer& original(const Value& m, std::uint32_t nullFlag) {
+    if (!m.isObject() && !m.isArray()) return word(m.isNull() ? nullFlag : 0);
+    const Value* metadata = m.find(u"metadata");
+    const Value* o = metadata && metadata->isObject() ? metadata->find(u"_cce_original") : nullptr;
+    const Value* list = o && o->isObject() ? o->find(u"ids") : nullptr;
+    if (!list || !list->isArray() || list->items.empty()) return word(0);
+    return word(kIds).ids(*list);
+  }
+};
+
+Value parsed(const std::string& text) {
+  Result<Value> v = parseJson(text);
+  REQUIRE_MESSAGE(v.ok(), text);
+  return v.value();
+}
+
+Value envelopeOf(const std::string& text) { return parsed(text); }
+
+std::string errorMessage(const std::string& envelope) {
+  Value e = envelopeOf(envelope);
+  const Value* error = e.find(u"error");
+  REQUIRE(error != nullptr);
+  return js::toUtf8(error->find(u"message")->string);
+}
+
+}  // namespace
+
+TEST_SUITE("request_bytes") {
+  TEST_CASE("decodes flags, scalars, WTF-8 content and options into views") {
+    Value messages = parsed(
+        R"([{"id":7,"role":"user","content":"caf\u00e9 \ud800 \ud83d\ude00","tool_calls":[1,2],)"
+        R"("tool_call_id":"c","metadata":{"_cce_original":{"summary_id":"s","ids":["a",1,null]}}},)"
+        R"({"id":"b","role":null,"metadata":[1]}])");
+    Value options = parsed(R"({"recencyWindow":0,"preserve":["tool"],"compat":"cce-1.0"})");
+    Writer w;
+    w.compressRequest(&messages, &options);
+    Result<BytesCompressRequest> r = readCompressBytes(w.out);
+    REQUIRE(r.ok());
+    REQUIRE(r->views.size() == 2);
+    const Message& m = r->views[0];
+    CHECK(m.id.kind == Scalar::Kind::Number);
+    CHECK(m.idKey == u"7");
+    CHECK(m.role.isString());
+    CHECK(m.contentIsString);
+    CHECK(m.content == u"caf\u00e9 \xD800 \U0001F600");
+    CHECK(m.toolCallsLength == 2.0);
+    CHECK(m.hasToolCalls);
+    CHECK(m.hasToolCallId);
+    CHECK((m.hasMetadata && m.metadataIsObject && m.hasCceOriginal));
+    CHECK(m.cceSummaryId == std::optional<U16>(u"s"));
+    REQUIRE(m.cceIds.size() == 3);
+    CHECK(m.cceIds[1].kind == Scalar::Kind::Number);
+    CHECK(m.cceIds[2].kind == Scalar::Kind::Null);
+    CHECK(m.cceIds[2].text == u"null");  // as toScalar gives it: String(null)
+    const Message& b = r->views[1];
+    CHECK(b.role.kind == Scalar::Kind::Null);
+    CHECK(!b.contentIsString);
+    CHECK((b.hasMetadata && !b.metadataIsObject && !b.hasCceOriginal));
+    CompressOptions parsedOptions;
+    REQUIRE(parseCompressOptions(&r->options, parsedOptions).ok());
+    CHECK(parsedOptions.recencyWindow == 0);
+    CHECK(parsedOptions.preserve == std::vector<U16>{u"tool"});
+    CHECK(parsedOptions.compat == Compat::Cce10);
+  }
+
+  TEST_CASE("reports the JSON path's validation errors, first offending message first") {
+    struct Case {
+      const char* name;
+      const char* messages;
+      const char* options;
+      const char* expected;
+    };
+    const Case cases[] = {
+        {"not an array", R"({"a":1})", "{}", "compress(): messages must be an array"},
+        {"not an object", R"([{"id":"a"},3,{"role":"x"}])", "{}",
+         "compress(): messages[1] must be an object"},
+        {"missing id", R"([{"id":"a"},{"role":"x"},5])", "{}",
+         "compress(): messages[1] is missing required field \"id\""},
+        {"null id", R"([{"id":null}])", "{}",
+         "compress(): messages[0] is missing required field \"id\""},
+        {"array element", R"([[1]])", "{}",
+         "compress(): messages[0] is missing required field \"id\""},
+        {"messages before options", R"([7])", R"({"recencyWindow":"x"})",
+         "compress(): messages[0] must be an object"},
+        {"bad option", R"([])", R"({"recencyWindow":"x"})",
+         "options.recencyWindow must be a finite number"},
+        {"bad preserve", R"([])", R"({"preserve":["a",1]})",
+         "options.preserve must be an array of role names"},
+        {"bad compat", R"([])", R"({"compat":{}})", "options.compat must be \"cce-1.0\""},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.name);
+      Value messages = parsed(c.messages);
+      Value options = parsed(c.options);
+      Writer w;
+      w.compressRequest(&messages, &options);
+      std::string viaBytes = errorMessage(compressBytes(w.out, ""));
+      CHECK(viaBytes == c.expected);
+      std::string json = std::string(R"({"messages":)") + c.messages + R"(,"options":)" +
+                         c.options + "}";
+      CHECK(errorMessage(compressJson(json)) == viaBytes);
+    }
+  }
+
+  TEST_CASE("answers a malformed buffer with an error envelope, never reading past its end") {
+    Value messages = parsed(R"([{"id":"a","content":"hello there"}])");
+    Writer w;
+    w.compressRequest(&messages, nullptr);
+    const std::string full = w.out;
+    REQUIRE(envelopeOf(compressBytes(full, "")).find(u"ok")->boolean);
+    // Every proper prefix is malformed (the last word is the option count).
+    for (std::size_t n = 0; n < full.size(); ++n) {
+      CAPTURE(n);
+      std::string prefix = full.substr(0, n);  // its own allocation: ASan sees any over-read
+      CHECK(errorMessage(compressBytes(prefix, "")).rfind("malformed bytes request", 0) == 0);
+    }
+    CHECK(errorMessage(compressBytes(full + "xxxx", "")) ==
+          "malformed bytes request (trailing bytes)");
+    CHECK(errorMessage(compressBytes(full, "\x01")) == "malformed bytes request (truncated host)");
+    CHECK(errorMessage(uncompressBytes(full, "")) ==
+          "malformed bytes request (not an uncompress request)");
+  }
+
+  TEST_CASE("asks the host for summaries and counts, and takes its answers") {
+    const std::string prose =
+        "The deployment pipeline retries each failed upload after a short pause and records "
+        "every attempt in the audit log, so operators can see what happened and when. ";
+    std::string text;
+    for (int i = 0; i < 4; ++i) text += prose;
+    Value messages = Value::array();
+    for (const char* id : {"a", "b"}) {
+      Value m = Value::object();
+      m.set(u"id", Value::fromString(js::fromAscii(id)));
+      m.set(u"role", Value::fromString(*id == 'a' ? u"user" : u"assistant"));  // two groups
+      m.set(u"content", Value::fromString(js::fromUtf8(text + id)));
+      messages.items.push_back(std::move(m));
+    }
+    Value options = parsed(R"({"recencyWindow":0})");
+    Writer request;
+    request.compressRequest(&messages, &options);
+
+    Writer host;
+    host.word(1).word(0);  // a summarizer, no answers yet
+    Value first = envelopeOf(compressBytes(request.out, host.out));
+    const Value* pending = first.find(u"pending");
+    REQUIRE(pending != nullptr);
+    REQUIRE(pending->find(u"summaries")->items.size() == 2);
+
+    Writer answered;
+    answered.word(1).word(2).word(1).string(u"short one").word(0);  // second one failed
+    Value second = envelopeOf(compressBytes(request.out, answered.out));
+    const Value* plan = second.find(u"plan");
+    REQUIRE(plan != nullptr);
+    const std::vector<Value>& entries = plan->find(u"messages")->items;
+    REQUIRE(entries.size() == 2);
+    CHECK(entries[0].find(u"c")->string.find(u"short one") != U16::npos);
+    CHECK(entries[1].find(u"c")->string.find(u"short one") == U16::npos);
+    CHECK(entries[0].find(u"o")->find(u"src")->items[0].number == 0);
+
+    Writer counter;
+    counter.word(2).word(1).number(1).word(0);  // one input count for two messages
+    CHECK(errorMessage(compressBytes(request.out, counter.out)) ==
+          "host.inputCounts must give one count per message");
+  }
+
+  TEST_CASE("uncompress asks for store entries lazily and reports missing ids by kind") {
+    Value messages = parsed(
+        R"([{"id":"s","metadata":{"_cce_original":{"ids":["x",2,true]}}},{"id":"p"},null])");
+    Writer request;
+    request.word(kUncompressBytesMagic).word(3);
+    for (const Value& m : messages.items) request.original(m, 1);
+    request.word(1).word(1);
+    CHECK(errorMessage(uncompressBytes(request.out, "")) ==
+          "uncompress(): messages[2] must be an object");
+
+    Writer ok;
+    ok.word(kUncompressBytesMagic).word(2);
+    for (std::size_t i = 0; i < 2; ++i) ok.original(messages.items[i], 1);
+    Writer badStore = ok;
+    ok.word(1).word(1);
+    badStore.word(0).word(0);
+    CHECK(errorMessage(uncompressBytes(badStore.out, "")) ==
+          "uncompress(): store must be a VerbatimMap or lookup function");
+
+    Value first = envelopeOf(uncompressBytes(ok.out, ""));
+    CHECK(js::toJson(*first.find(u"pending")) == R"({"ids":["x","2","true"]})");
+    Writer store;
+    store.word(3).string(u"x").word(0).string(u"2").word(1).string(u"true").word(1);
+    Value second = envelopeOf(uncompressBytes(ok.out, store.out));
+    CHECK(js::toJson(*second.find(u"plan")) ==
+          R"({"messages":[{"k":"x"},1],"messages_expanded":1,"messages_passthrough":1,)"
+          R"("missing_ids":[[3,"2"],[2,"true"]]})");
+  }
+
+  TEST_CASE("answers every corpus case exactly as the JSON request does") {
+    const std::string dir = test::publicCorpusDir() + "/cases";
+    REQUIRE(cli::isDirectory(dir));
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    int compared = 0;
+    for (const std::string& file : files) {
+      std::string text;
+      REQUIRE(cli::readFile(file, text));
+      Value c = parsed(text);
+      const Value* mode = c.find(u"mode");
+      const Value* input = c.find(u"input");
+      if (!mode || mode->string != u"sync" || !input) continue;
+      const Value* messages = input->find(u"messages");
+      const Value* options = input->find(u"options");
+      if (options && options->find(u"tokenCounter")) continue;  // needs a JS counter
+      CAPTURE(file);
+
+      Value jsonRequest = Value::object();
+      if (messages) jsonRequest.set(u"messages", *messages);
+      if (options) jsonRequest.set(u"options", *options);
+      jsonRequest.set(u"plan", Value::fromBool(true));
+      Writer bytes;
+      bytes.compressRequest(messages, options);
+      const std::string viaJson = compressJson(js::toJson(jsonRequest));
+      CHECK(compressBytes(bytes.out, "") == viaJson);
+      ++compared;
+
+      // uncompress of the expected output from its verbatim store, looked up lazily.
+      const Value* expected = c.find(u"expected");
+      const Value* output = expected ? expected->find(u"compress") : nullptr;
+      if (!output || !output->find(u"messages") || !output->find(u"verbatim")) continue;
+      const Value& outMessages = *output->find(u"messages");
+      const Value& verbatim = *output->find(u"verbatim");
+      Value uncompressRequest = Value::object();
+      uncompressRequest.set(u"messages", outMessages);
+      uncompressRequest.set(u"store", verbatim);
+      uncompressRequest.set(u"plan", Value::fromBool(true));
+      Writer u;
+      u.word(kUncompressBytesMagic).word(static_cast<std::uint32_t>(outMessages.items.size()));
+      for (const Value& m : outMessages.items) u.original(m, 1);
+      u.word(1).word(0);
+      std::vector<std::pair<U16, const Value*>> answered;  // key -> the stored value, if any
+      std::string answer = uncompressBytes(u.out, "");
+      for (int round = 0; round < 20; ++round) {
+        Value envelope = envelopeOf(answer);
+        const Value* pending = envelope.find(u"pending");
+        if (!pending) break;
+        for (const Value& id : pending->find(u"ids")->items) {
+          answered.emplace_back(id.string, verbatim.find(id.string));
+        }
+        Writer store;
+        store.word(static_cast<std::uint32_t>(answered.size()));
+        for (const auto& [key, found] : answered) {
+          store.string(key);
+          if (found && found->truthy()) {
+            store.original(*found, 1);
+          } else {
+            store.word(1);  // missing
+          }
+        }
+        answer = uncompressBytes(u.out, store.out);
+      }
+      Value viaJsonPlan = envelopeOf(uncompressJson(js::toJson(uncompressRequest)));
+      Value viaBytesPlan = envelopeOf(answer);
+      CHECK(js::toJson(viaBytesPlan) == js::toJson(viaJsonPlan));
+    }
+    CHECK(compared > 400);
+  }
+}
+
+}  // namespace cce
