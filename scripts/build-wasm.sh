@@ -11,9 +11,27 @@ build_dir="${CCE_WASM_BUILD_DIR:-build/wasm}"
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 
+# Closure halves the glue (29 -> 14 KB raw, 8.1 -> 5.6 KB gzip). Debian's closure-compiler is too
+# old; the npm package google-closure-compiler@20220104.0.0 works with 3.1.6. Without it the build
+# still succeeds, but `npm run size` then fails its glue budget.
+closure="${EM_CLOSURE_COMPILER:-}"
+if [ -z "$closure" ] && [ -x node_modules/.bin/google-closure-compiler ]; then
+  closure="$PWD/node_modules/.bin/google-closure-compiler"
+fi
+if [ -n "$closure" ]; then
+  export EM_CLOSURE_COMPILER="$closure"
+  use_closure=ON
+else
+  echo "build-wasm: google-closure-compiler not found" \
+    "(npm i -D google-closure-compiler@20220104.0.0); building the glue unminified" >&2
+  use_closure=OFF
+fi
+
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   emcmake cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node
+    -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node -DCCE_WASM_CLOSURE="$use_closure"
+else
+  cmake -S . -B "$build_dir" -DCCE_WASM_CLOSURE="$use_closure" >/dev/null
 fi
 cmake --build "$build_dir" --target cce_wasm -j "${CCE_JOBS:-2}"
 
