@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "request.h"
 #include "request_bytes.h"
+#include "validation.h"
 #include "uncompress.h"
 
 // CMake passes the project version; a direct compile (unit tests built by hand) gets a marker.
@@ -203,6 +204,7 @@ std::string planEnvelope(const CompressResult& result) {
 // The host's answers so far (from a JSON or a bytes request), replayed in request order, and what
 // is still unknown.
 struct HostHooks {
+  bool validateOnly = false;
   bool summarizer = false;
   std::vector<std::optional<U16>> summaries;  // nullopt: the summarizer failed -> fallback
   std::size_t nextSummary = 0;
@@ -267,6 +269,8 @@ Result<bool> readHostJson(const Value* host, std::size_t messageCount, HostHooks
 Result<bool> readHostBytes(std::string_view bytes, std::size_t messageCount, HostHooks& hooks) {
   Result<BytesCompressHost> host = readCompressHostBytes(bytes);
   if (!host) return host.error();
+  hooks.validateOnly = host->validateOnly;
+  if (hooks.validateOnly) return true;
   hooks.summarizer = host->summarizer;
   hooks.summaries = std::move(host->summaries);
   hooks.tokenCounter = host->tokenCounter;
@@ -420,6 +424,8 @@ std::string uncompressPlanEnvelope(const UncompressResult& result, const Uncompr
 }  // namespace
 
 std::string compressJson(std::string_view requestText) {
+  // Before parsing: a request over the limit must not cost the memory of its document.
+  if (Result<bool> ok = checkRequestSize(requestText); !ok) return errorEnvelope(ok.error());
   Result<Value> parsed = parseJson(requestText);
   if (!parsed) return errorEnvelope(parsed.error());
   Value& request = parsed.value();
@@ -428,8 +434,14 @@ std::string compressJson(std::string_view requestText) {
   Result<ParsedMessages> messages = consumeMessages(request.find(u"messages"), "compress");
   if (!messages) return errorEnvelope(messages.error());
   CompressOptions options;
-  if (Result<bool> ok = parseCompressOptions(request.find(u"options"), options); !ok) {
+  const Value* optionsValue = request.find(u"options");
+  if (Result<bool> ok = parseCompressOptions(optionsValue, options); !ok) {
     return errorEnvelope(ok.error());
+  }
+  if (options.compat == Compat::Safe) {
+    if (Result<bool> ok = validateCompressRequest(messages->views, optionsValue, options); !ok) {
+      return errorEnvelope(ok.error());
+    }
   }
   HostHooks hooks;
   if (Result<bool> ok = readHostJson(request.find(u"host"), messages->views.size(), hooks); !ok) {
@@ -452,10 +464,19 @@ std::string compressBytes(std::string_view request, std::string_view host) {
   if (Result<bool> ok = parseCompressOptions(optionsValue, options); !ok) {
     return errorEnvelope(ok.error());
   }
+  if (Result<bool> ok = checkRequestSize(request.size(), optionsValue); !ok) {
+    return errorEnvelope(ok.error());
+  }
+  if (options.compat == Compat::Safe) {
+    if (Result<bool> ok = validateCompressRequest(decoded->views, optionsValue, options); !ok) {
+      return errorEnvelope(ok.error());
+    }
+  }
   HostHooks hooks;
   if (Result<bool> ok = readHostBytes(host, decoded->views.size(), hooks); !ok) {
     return errorEnvelope(ok.error());
   }
+  if (hooks.validateOnly) return "{\"ok\":true,\"valid\":true}";
   installHostHooks(hooks, options);
 
   CompressResult result = compress(decoded->views, options);

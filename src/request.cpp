@@ -144,9 +144,21 @@ Message describeMessage(const Value& object) {
   m.id = toScalar(object.find(u"id"));
   m.idKey = m.id.text;
   m.role = toScalar(object.find(u"role"));
-  if (const Value* content = object.find(u"content"); content && content->isString()) {
-    m.contentIsString = true;
-    m.content = content->string;
+  if (const Value* content = object.find(u"content"); content && !content->isNull()) {
+    if (content->isString()) {
+      m.contentIsString = true;
+      m.contentKind = Message::ContentKind::String;
+      m.content = content->string;
+    } else if (content->isArray()) {
+      m.contentKind = Message::ContentKind::Array;
+      for (std::size_t j = 0; j < content->items.size() && !m.badPart; ++j) {
+        const Value& part = content->items[j];
+        const Value* type = part.isObject() ? part.find(u"type") : nullptr;
+        if (!type || !type->isString()) m.badPart = j;
+      }
+    } else {
+      m.contentKind = Message::ContentKind::Other;
+    }
   }
   if (const Value* calls = object.find(u"tool_calls"); calls && calls->isArray()) {
     m.toolCallsLength = static_cast<double>(calls->items.size());

@@ -29,6 +29,9 @@ constexpr std::uint32_t kMetadataObject = 1u << 5;
 constexpr std::uint32_t kOriginalTruthy = 1u << 6;
 constexpr std::uint32_t kSummaryIdString = 1u << 7;
 constexpr std::uint32_t kIdsArray = 1u << 8;
+constexpr std::uint32_t kContentArray = 1u << 9;    // content is an array (of parts, hopefully)
+constexpr std::uint32_t kContentInvalid = 1u << 10; // content is not a string, array or null
+constexpr std::uint32_t kBadPart = 1u << 11;        // + word: index of the first non-part element
 
 // Uncompress flags: the element is what JSON.stringify writes as null; the value is falsy.
 constexpr std::uint32_t kJsonNull = 1u << 0;
@@ -146,9 +149,19 @@ Result<BytesCompressRequest> readCompressBytes(std::string_view bytes) {
                            "/messages/" + index + "/id");
     }
     m.idKey = m.id.text;
+    if (flags & kBadPart) {
+      std::uint32_t part = 0;
+      if (!in.word(part)) return malformed("truncated message");
+      m.badPart = part;
+    }
     if (flags & kContentString) {
       m.contentIsString = true;
+      m.contentKind = Message::ContentKind::String;
       if (!in.string(m.content)) return malformed("truncated content");
+    } else if (flags & kContentArray) {
+      m.contentKind = Message::ContentKind::Array;
+    } else if (flags & kContentInvalid) {
+      m.contentKind = Message::ContentKind::Other;
     }
     if (flags & kToolCallsArray) {
       std::uint32_t length = 0;
@@ -193,6 +206,8 @@ Result<BytesCompressHost> readCompressHostBytes(std::string_view bytes) {
   if (!in.word(flags)) return malformed("truncated host");
   host.summarizer = (flags & 1u) != 0;
   host.tokenCounter = (flags & 2u) != 0;
+  host.validateOnly = (flags & 4u) != 0;
+  if (host.validateOnly) return host;  // nothing follows: the call only checks the request
   if (host.summarizer) {
     std::uint32_t n = 0;
     if (!in.word(n)) return malformed("truncated summaries");

@@ -61,6 +61,9 @@ Result<BytesCompressRequest> readCompressBytes(std::string_view bytes);
 
 /// The host's answers of a compress request (the second buffer, rewritten on every round trip).
 struct BytesCompressHost {
+  /// Host flag 4: answer {"ok":true,"valid":true} once the request passed every check, without
+  /// compressing (lets the host report bad input before it calls a token counter or summarizer).
+  bool validateOnly = false;
   bool summarizer = false;
   std::vector<std::optional<std::u16string>> summaries;  // nullopt: the summarizer failed
   bool tokenCounter = false;

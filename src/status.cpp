@@ -10,6 +10,8 @@ const char* errorCodeName(ErrorCode code) {
     case ErrorCode::InvalidInput: return "InvalidInput";
     case ErrorCode::InputTooLarge: return "InputTooLarge";
     case ErrorCode::BudgetTooSmall: return "BudgetTooSmall";
+    case ErrorCode::CallbackFailed: return "CallbackFailed";
+    case ErrorCode::Timeout: return "Timeout";
     case ErrorCode::Internal: return "Internal";
   }
   return "Internal";
@@ -17,7 +19,8 @@ const char* errorCodeName(ErrorCode code) {
 
 std::vector<ErrorCode> allErrorCodes() {
   return {ErrorCode::InvalidJson, ErrorCode::InvalidInput, ErrorCode::InputTooLarge,
-          ErrorCode::BudgetTooSmall, ErrorCode::Internal};
+          ErrorCode::BudgetTooSmall, ErrorCode::CallbackFailed, ErrorCode::Timeout,
+          ErrorCode::Internal};
 }
 
 }  // namespace cce

@@ -14,6 +14,8 @@ enum class ErrorCode {
   InvalidInput,    // JSON, but not a valid request (messages not an array, bad option type, ...)
   InputTooLarge,   // over a documented size or depth limit
   BudgetTooSmall,  // reserved for budget modes that refuse an impossible budget
+  CallbackFailed,  // a host callback (token counter, store lookup) threw or answered nonsense
+  Timeout,         // a host callback (the summarizer) did not answer in time
   Internal,        // a bug: an invariant of the engine did not hold
 };
 

@@ -34,6 +34,11 @@ struct Message {
   Scalar role;
   bool contentIsString = false;
   U16 content;               // only when contentIsString
+  /// What `content` is, for the default mode's validation (chat APIs accept a string, an array of
+  /// content parts, or null/nothing beside tool calls).
+  enum class ContentKind : std::uint8_t { Absent, String, Array, Other };
+  ContentKind contentKind = ContentKind::Absent;  // Absent: null, undefined or no field
+  std::optional<std::size_t> badPart;  // first element of an array `content` that is not a part
   bool hasToolCalls = false;          // `tool_calls` is an array with length > 0
   std::optional<double> toolCallsLength;  // `tool_calls.length` when it is an array
   bool hasMetadata = false;           // `metadata` is truthy

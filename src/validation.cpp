@@ -24,64 +24,38 @@ Error invalid(std::string message, std::string path) {
 std::string at(std::size_t i) { return "compress(): messages[" + std::to_string(i) + "]"; }
 std::string pointer(std::size_t i) { return "/messages/" + std::to_string(i); }
 
-// The reference's own TypeErrors (spec §1.3), in its order, with its texts: a request the
-// reference rejects gets the same error in both modes.
-Result<bool> checkLikeReference(const Value& messages) {
-  if (!messages.isArray()) return invalid("compress(): messages must be an array", "/messages");
-  for (std::size_t i = 0; i < messages.items.size(); ++i) {
-    const Value& item = messages.items[i];
-    // typeof [] === "object": arrays pass here and fail the id check below, as in the reference.
-    if (!item.isObject() && !item.isArray()) return invalid(at(i) + " must be an object", pointer(i));
-    const Value* id = item.isObject() ? item.find(u"id") : nullptr;
-    if (!id || id->isNull()) {
-      return invalid(at(i) + " is missing required field \"id\"", pointer(i) + "/id");
-    }
-  }
-  return true;
-}
-
-bool hasToolCalls(const Value& message) {
-  const Value* calls = message.find(u"tool_calls");
-  return calls && calls->isArray() && !calls->items.empty();
-}
-
 // Chat APIs accept a string or a list of typed parts; `null` (or no content) only on an assistant
 // turn that carries tool calls. Anything else is counted as "" by the engine and would pass
 // through silently, which hides a caller's bug.
-Result<bool> checkContent(const Value& message, std::size_t i) {
-  const Value* content = message.find(u"content");
-  if (!content || content->isNull()) {
-    if (hasToolCalls(message)) return true;
-    return invalid(at(i) + ".content may be null or missing only on a message with tool_calls",
-                   pointer(i) + "/content");
-  }
-  if (content->isString()) return true;
-  if (!content->isArray()) {
-    return invalid(at(i) + ".content must be a string or an array of content parts",
-                   pointer(i) + "/content");
-  }
-  for (std::size_t j = 0; j < content->items.size(); ++j) {
-    const Value& part = content->items[j];
-    const Value* type = part.isObject() ? part.find(u"type") : nullptr;
-    if (!type || !type->isString()) {
-      return invalid(at(i) + ".content[" + std::to_string(j) +
+Result<bool> checkContent(const Message& message, std::size_t i) {
+  switch (message.contentKind) {
+    case Message::ContentKind::String:
+      return true;
+    case Message::ContentKind::Absent:
+      if (message.hasToolCalls) return true;
+      return invalid(at(i) + ".content may be null or missing only on a message with tool_calls",
+                     pointer(i) + "/content");
+    case Message::ContentKind::Array:
+      if (!message.badPart) return true;
+      return invalid(at(i) + ".content[" + std::to_string(*message.badPart) +
                          "] must be a content part (an object with a string \"type\")",
-                     pointer(i) + "/content/" + std::to_string(j));
-    }
+                     pointer(i) + "/content/" + std::to_string(*message.badPart));
+    case Message::ContentKind::Other:
+      break;
   }
-  return true;
+  return invalid(at(i) + ".content must be a string or an array of content parts",
+                 pointer(i) + "/content");
 }
 
-Result<bool> checkMessages(const Value& messages) {
+Result<bool> checkMessages(const std::vector<Message>& views) {
   // Lookup only: iteration order never reaches the output.
   std::unordered_map<std::u16string_view, std::size_t> firstUse;
-  firstUse.reserve(messages.items.size());
-  for (std::size_t i = 0; i < messages.items.size(); ++i) {
-    const Value& message = messages.items[i];
-    const Value* id = message.find(u"id");
+  firstUse.reserve(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const Message& message = views[i];
     // Ids key the verbatim store: 1 and "1" would collide there, so only strings are accepted.
-    if (!id || !id->isString()) return invalid(at(i) + ".id must be a string", pointer(i) + "/id");
-    auto [it, inserted] = firstUse.emplace(std::u16string_view(id->string), i);
+    if (!message.id.isString()) return invalid(at(i) + ".id must be a string", pointer(i) + "/id");
+    auto [it, inserted] = firstUse.emplace(std::u16string_view(message.idKey), i);
     if (!inserted) {
       return invalid(at(i) + ".id duplicates messages[" + std::to_string(it->second) +
                          "].id (ids must be unique: they key the verbatim store)",
@@ -204,10 +178,9 @@ std::optional<double> numberAt(std::string_view t, std::size_t i) {
 
 }  // namespace
 
-Result<bool> validateCompressRequest(const Value& messages, const Value* options,
+Result<bool> validateCompressRequest(const std::vector<Message>& views, const Value* options,
                                      const CompressOptions& parsed) {
-  if (Result<bool> ok = checkLikeReference(messages); !ok) return ok;
-  if (Result<bool> ok = checkMessages(messages); !ok) return ok;
+  if (Result<bool> ok = checkMessages(views); !ok) return ok;
   return checkOptions(options, parsed);
 }
 
@@ -275,13 +248,12 @@ std::optional<double> scanMaxInputBytes(std::string_view t) {
   return found;
 }
 
-Result<bool> checkRequestSize(std::string_view requestText) {
+namespace {
+
+Result<bool> checkSize(double size, std::optional<double> given) {
   double limit = kDefaultMaxInputBytes;
   // A negative value keeps the default here; validation then reports it in the default mode.
-  if (std::optional<double> given = scanMaxInputBytes(requestText); given && *given >= 0) {
-    limit = *given;
-  }
-  const double size = static_cast<double>(requestText.size());
+  if (given && *given >= 0) limit = *given;
   if (limit > 0 && size > limit) {
     return Error{ErrorCode::InputTooLarge,
                  "the request is " + js::numberToString(size) + " bytes, over the limit of " +
@@ -289,6 +261,19 @@ Result<bool> checkRequestSize(std::string_view requestText) {
                  ""};
   }
   return true;
+}
+
+}  // namespace
+
+Result<bool> checkRequestSize(std::string_view requestText) {
+  return checkSize(static_cast<double>(requestText.size()), scanMaxInputBytes(requestText));
+}
+
+Result<bool> checkRequestSize(std::size_t size, const Value* options) {
+  const Value* limit = options ? options->find(u"maxInputBytes") : nullptr;
+  std::optional<double> given;
+  if (limit && limit->isNumber() && std::isfinite(limit->number)) given = limit->number;
+  return checkSize(static_cast<double>(size), given);
 }
 
 }  // namespace cce

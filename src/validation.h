@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "json/value.h"
 #include "status.h"
@@ -22,13 +23,13 @@ namespace cce {
 /// text) are rejected with InputTooLarge before parsing. `maxInputBytes: 0` disables the limit.
 constexpr double kDefaultMaxInputBytes = 64.0 * 1024 * 1024;
 
-/// Checks a compress request in the default mode. `messages` is the request's `messages` value,
-/// `options` its `options` value (nullptr when absent) and `parsed` what parseCompressOptions made
-/// of it. Errors the reference would throw come first, with its exact messages (so both modes
-/// agree on them); then, in message order, the safe mode's own checks; then the options.
-/// Must run before consumeMessages moves the message objects out of `messages`.
-Result<bool> validateCompressRequest(const json::Value& messages, const json::Value* options,
-                                     const CompressOptions& parsed);
+/// Checks a compress request in the default mode, after parsing accepted it: parsing reports the
+/// reference's own TypeErrors (same texts in both modes), then these checks run in message order
+/// (string ids, unique ids, content a string, an array of parts, or absent beside tool calls),
+/// then the options. `options` is the request's options object (nullptr when absent) and `parsed`
+/// what parseCompressOptions made of it.
+Result<bool> validateCompressRequest(const std::vector<Message>& views,
+                                     const json::Value* options, const CompressOptions& parsed);
 
 /// The value of `/options/maxInputBytes` in a request text, found without building a document
 /// (linear, no allocation proportional to the input). nullopt when absent, null, not a number, or
@@ -39,5 +40,9 @@ std::optional<double> scanMaxInputBytes(std::string_view requestText);
 /// absent, null or invalid: kDefaultMaxInputBytes, and validation reports an invalid value).
 /// Meant to run first thing in compressJson / uncompressJson, before parseJson.
 Result<bool> checkRequestSize(std::string_view requestText);
+
+/// The same limit for a request that arrives in another form (the wasm boundary's bytes):
+/// `size` bytes against `options.maxInputBytes`.
+Result<bool> checkRequestSize(std::size_t size, const json::Value* options);
 
 }  // namespace cce

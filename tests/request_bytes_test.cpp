@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,8 @@ using json::Value;
 // Message flags of docs/boundary.md.
 constexpr std::uint32_t kNotObject = 1, kContent = 2, kToolCalls = 4, kToolCallId = 8,
                         kMetadataTruthy = 16, kMetadataObject = 32, kOriginalTruthy = 64,
-                        kSummaryId = 128, kIds = 256;
+                        kSummaryId = 128, kIds = 256, kContentArray = 512,
+                        kContentInvalid = 1024, kBadPart = 2048;
 
 // Writes requests the way js/src/transport.ts does, from JSON values (what the corpus holds).
 struct Writer {
@@ -92,7 +94,20 @@ struct Writer {
     const Value* original = nullptr;
     const Value* summaryId = nullptr;
     const Value* idList = nullptr;
-    if (content && content->isString()) flags |= kContent;
+    std::optional<std::uint32_t> badPart;
+    if (content && content->isString()) {
+      flags |= kContent;
+    } else if (content && content->isArray()) {
+      flags |= kContentArray;
+      for (std::size_t j = 0; j < content->items.size() && !badPart; ++j) {
+        const Value& part = content->items[j];
+        const Value* type = part.isObject() ? part.find(u"type") : nullptr;
+        if (!type || !type->isString()) badPart = static_cast<std::uint32_t>(j);
+      }
+      if (badPart) flags |= kBadPart;
+    } else if (content && !content->isNull()) {
+      flags |= kContentInvalid;
+    }
     if (calls && calls->isArray()) flags |= kToolCalls;
     if (callId && !callId->isNull()) flags |= kToolCallId;
     if (metadata && metadata->truthy()) {
@@ -110,6 +125,7 @@ struct Writer {
       }
     }
     word(flags).scalar(m.find(u"id")).scalar(m.find(u"role"));
+    if (badPart) word(*badPart);
     if (flags & kContent) string(content->string);
     if (flags & kToolCalls) word(static_cast<std::uint32_t>(calls->items.size()));
     if (flags & kSummaryId) string(summaryId->string);
@@ -326,6 +342,26 @@ TEST_SUITE("request_bytes") {
     CHECK(js::toJson(*second.find(u"plan")) ==
           R"({"messages":[{"k":"x"},1],"messages_expanded":1,"messages_passthrough":1,)"
           R"("missing_ids":[[3,"2"],[2,"true"]]})");
+  }
+
+  TEST_CASE("a validate-only host gets the request's first error, or valid without a plan") {
+    Value good = parsed(R"([{"id":"a","role":"user","content":"hello"},)"
+                        R"({"id":"b","role":"assistant","content":[{"type":"text","text":"x"}]}])");
+    Value bad = parsed(R"([{"id":"a","role":"user","content":"hello"},)"
+                       R"({"id":"b","role":"assistant","content":[{"type":"text"},{"t":1}]}])");
+    Value compat = parsed(R"({"compat":"cce-1.0"})");
+    Writer validateOnly;
+    validateOnly.word(4);
+    Writer goodRequest, badRequest, badCompat;
+    goodRequest.compressRequest(&good, nullptr);
+    badRequest.compressRequest(&bad, nullptr);
+    badCompat.compressRequest(&bad, &compat);
+    CHECK(compressBytes(goodRequest.out, validateOnly.out) == R"({"ok":true,"valid":true})");
+    CHECK(errorMessage(compressBytes(badRequest.out, validateOnly.out)) ==
+          "compress(): messages[1].content[1] must be a content part (an object with a string "
+          "\"type\")");
+    // cce-1.0 accepts what the reference accepts.
+    CHECK(compressBytes(badCompat.out, validateOnly.out) == R"({"ok":true,"valid":true})");
   }
 
   TEST_CASE("answers every corpus case exactly as the JSON request does") {

@@ -79,6 +79,7 @@ type Obj = Record<string, unknown>;
 
 // The options the engine reads, by how JavaScript would read them.
 const NUMBER_OPTIONS = [
+  'maxInputBytes',
   'recencyWindow',
   'sourceVersion',
   'tokenBudget',
@@ -112,6 +113,9 @@ const METADATA_OBJECT = 32;
 const ORIGINAL_TRUTHY = 64;
 const SUMMARY_ID = 128;
 const IDS = 256;
+const CONTENT_ARRAY = 512;
+const CONTENT_INVALID = 1024;
+const BAD_PART = 2048; // + word: the first element of an array content that is not a part
 
 /** An id of `_cce_original.ids`: as JSON would carry an array element (undefined -> null). */
 function encodeIds(out: Encoder, ids: unknown[]): void {
@@ -135,7 +139,22 @@ function encodeMessage(out: Encoder, message: unknown): void {
   const toolCalls = m.tool_calls;
   const metadata = m.metadata;
   let flags = 0;
-  if (typeof content === 'string') flags |= CONTENT_STRING;
+  let badPart = -1;
+  if (typeof content === 'string') {
+    flags |= CONTENT_STRING;
+  } else if (Array.isArray(content)) {
+    flags |= CONTENT_ARRAY;
+    for (let j = 0; j < content.length; j++) {
+      const part = content[j] as unknown;
+      if (typeof part !== 'object' || part === null || typeof (part as Obj).type !== 'string') {
+        badPart = j;
+        flags |= BAD_PART;
+        break;
+      }
+    }
+  } else if (content != null) {
+    flags |= CONTENT_INVALID;
+  }
   if (Array.isArray(toolCalls)) flags |= TOOL_CALLS;
   if (m.tool_call_id != null) flags |= TOOL_CALL_ID;
   let summaryId: unknown;
@@ -159,6 +178,7 @@ function encodeMessage(out: Encoder, message: unknown): void {
   out.word(flags);
   out.scalar(m.id);
   out.scalar(m.role);
+  if (flags & BAD_PART) out.word(badPart);
   if (flags & CONTENT_STRING) out.string(content as string);
   if (flags & TOOL_CALLS) out.word((toolCalls as unknown[]).length);
   if (flags & SUMMARY_ID) out.string(summaryId as string);
@@ -201,6 +221,36 @@ function encodeOptions(out: Encoder, options: CompressOptions): void {
   out.patch(at, count);
 }
 
+/** Default of `options.maxInputBytes` (the engine's kDefaultMaxInputBytes): 64 MiB. */
+export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Rejects a request whose message contents alone are over `options.maxInputBytes` before anything
+ * is encoded or copied into wasm memory (every UTF-16 unit is at least one byte of the request).
+ * The engine checks the exact size of the encoded request against the same limit.
+ */
+function checkInputSize(messages: unknown, options: CompressOptions): void {
+  const given = options.maxInputBytes as unknown;
+  const limit =
+    typeof given === 'number' && Number.isFinite(given) && given >= 0
+      ? given
+      : DEFAULT_MAX_INPUT_BYTES;
+  if (limit === 0 || !Array.isArray(messages)) return;
+  let units = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as unknown;
+    const content = typeof m === 'object' && m !== null ? (m as Obj).content : undefined;
+    if (typeof content === 'string') units += content.length;
+  }
+  if (units > limit) {
+    throw new CompressError(
+      'InputTooLarge',
+      `the request is over ${units} bytes, over the limit of ${limit} ` +
+        '(options.maxInputBytes; 0 disables it)',
+    );
+  }
+}
+
 /** The reference's synchronous validation (spec §1.3) passes: counting inputs is then safe. */
 function validMessages(messages: unknown): boolean {
   if (!Array.isArray(messages)) return false;
@@ -224,6 +274,37 @@ const EMPTY = new Uint8Array(0);
 function encodeWith(out: Encoder, encode: (out: Encoder) => void): Uint8Array {
   encode(out.reset());
   return out.written;
+}
+
+// ---- callbacks ----------------------------------------------------------------------------------
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  try {
+    return String(error);
+  } catch {
+    return 'a value that cannot be printed';
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 20 ? value.slice(0, 20) + '…' : value);
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
+
+/** The summarizer's reply, or `TIMED_OUT` when it did not settle within `ms` (0: no limit). */
+const TIMED_OUT: unique symbol = Symbol('timed out');
+
+function withTimeout<T>(reply: T | Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  if (ms <= 0 || !(reply instanceof Promise || (typeof reply === 'object' && reply !== null && 'then' in reply))) {
+    return Promise.resolve(reply);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  return Promise.race([Promise.resolve(reply), timeout]).finally(() => clearTimeout(timer));
 }
 
 // ---- rebuilding outputs from the caller's objects ---------------------------------------------
@@ -263,6 +344,9 @@ class CompressRun {
   private readonly counter: TokenCounter | undefined;
   /** Objects the counter saw, reused in the result so it sees exactly what is returned. */
   private readonly counted = new Map<string, Message>();
+  /** The default mode: stricter input checks, and counts must not be negative. */
+  private readonly safe: boolean;
+  private readonly summarizerTimeoutMs: number;
 
   constructor(
     private readonly input: Message[],
@@ -274,6 +358,9 @@ class CompressRun {
     // cce-1.0 mode (safe mode may estimate differently, so there it is called like any counter).
     const native = counter === defaultTokenCounter && options.compat === 'cce-1.0';
     this.counter = counter == null || native ? undefined : counter;
+    checkInputSize(input, options);
+    this.safe = options.compat !== 'cce-1.0';
+    this.summarizerTimeoutMs = options.summarizerTimeoutMs ?? 0;
     const t0 = now();
     const bytes = encodeWith(requestScratch, (out) => {
       out.word(COMPRESS_MAGIC);
@@ -306,17 +393,24 @@ class CompressRun {
     this.request.release();
   }
 
-  /** Throws the engine's validation error when the reference would throw synchronously. */
+  /**
+   * Throws the engine's validation error before any callback runs: the reference's TypeErrors
+   * (synchronously, as it does, even when compress returns a Promise) and, in the default mode,
+   * the stricter checks. A run with no callbacks validates inside its only engine call.
+   */
   validate(): void {
-    if (validMessages(this.input)) return;
-    this.step(); // the engine reports the reference's TypeError text
+    const reference = validMessages(this.input);
+    if (reference && !(this.safe && (this.counter || this.summarizer))) return;
+    if (!reference) this.step(); // the engine reports the reference's TypeError text
+    else this.step(true); // answers {valid: true} or the first error, without compressing
   }
 
-  private step(): Answer<CompressPlan, CompressPending> {
+  private step(validateOnly = false): Answer<CompressPlan, CompressPending> {
     const t0 = now();
     const host = this.host;
-    const extra =
-      host.summarizer || host.tokenCounter
+    const extra = validateOnly
+      ? encodeWith(hostScratch, (out) => out.word(4))
+      : host.summarizer || host.tokenCounter
         ? encodeWith(hostScratch, (out) => {
             out.word((host.summarizer ? 1 : 0) | (host.tokenCounter ? 2 : 0));
             if (host.summaries) {
@@ -351,11 +445,24 @@ class CompressRun {
 
   private count(message: Message): number {
     const counter = this.counter as TokenCounter;
-    const value = counter(message);
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
+    let value: unknown;
+    try {
+      value = counter(message);
+    } catch (error) {
       throw new CompressError(
-        'InvalidInput',
-        'compress(): tokenCounter must return a finite number',
+        'CallbackFailed',
+        `compress(): tokenCounter threw: ${describeError(error)}`,
+        '/options/tokenCounter',
+        { cause: error },
+      );
+    }
+    // The reference does arithmetic with whatever comes back; a negative count is accepted in
+    // cce-1.0 mode, where the corpus pins its behaviour, and is a caller bug otherwise.
+    if (typeof value !== 'number' || !Number.isFinite(value) || (this.safe && value < 0)) {
+      throw new CompressError(
+        'CallbackFailed',
+        `compress(): tokenCounter must return a finite${this.safe ? ', non-negative' : ''} ` +
+          `number (it returned ${describeValue(value)} for message ${String(message.id)})`,
         '/options/tokenCounter',
       );
     }
@@ -416,9 +523,16 @@ class CompressRun {
       for (const { text } of pending.summaries ?? []) {
         let reply: unknown = null;
         try {
-          reply = await summarizer(text);
+          reply = await withTimeout(summarizer(text), this.summarizerTimeoutMs);
         } catch {
           // a throwing or rejecting summarizer falls back to the deterministic summary
+        }
+        if (reply === TIMED_OUT) {
+          throw new CompressError(
+            'Timeout',
+            `compress(): the summarizer did not answer within ${this.summarizerTimeoutMs} ms`,
+            '/options/summarizerTimeoutMs',
+          );
         }
         summaries.push(typeof reply === 'string' ? reply : null);
       }
@@ -436,7 +550,13 @@ class CompressRun {
     const verbatim: VerbatimMap = {};
     for (const [key, source, ensureMetadata] of plan.verbatim) {
       const original = this.input[source] as Message;
-      verbatim[key] = ensureMetadata ? cloneWithMetadata(original) : original;
+      const value = ensureMetadata ? cloneWithMetadata(original) : original;
+      // An id "__proto__" must become an own key, not the map's prototype.
+      if (key === '__proto__') {
+        Object.defineProperty(verbatim, key, { value, enumerable: true, writable: true, configurable: true });
+      } else {
+        verbatim[key] = value;
+      }
     }
     const result: CompressResult = { messages, compression: plan.compression, verbatim };
     if (plan.fits !== undefined) {
@@ -499,6 +619,14 @@ export function compress(
       'InvalidInput',
       'compress(): options.tokenCounter must be a function',
       '/options/tokenCounter',
+    );
+  }
+  const timeout = opts.summarizerTimeoutMs as unknown;
+  if (timeout != null && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout >= 0)) {
+    throw new CompressError(
+      'InvalidInput',
+      'compress(): options.summarizerTimeoutMs must be a non-negative number of milliseconds',
+      '/options/summarizerTimeoutMs',
     );
   }
   const run = new CompressRun(messages, opts, summarizer);
@@ -646,7 +774,18 @@ export function uncompress(
       }
       for (const id of pending.ids ?? []) {
         const key = String(id);
-        answered.set(key, (lookup as (id: unknown) => unknown)(id));
+        let value: unknown;
+        try {
+          value = (lookup as (id: unknown) => unknown)(id);
+        } catch (error) {
+          throw new CompressError(
+            'CallbackFailed',
+            `uncompress(): the store lookup threw for id ${key}: ${describeError(error)}`,
+            '/store',
+            { cause: error },
+          );
+        }
+        answered.set(key, value);
       }
     }
   } finally {

@@ -6,7 +6,10 @@
  * - `InvalidJson`: a request is not JSON (not reachable through this API unless it has a bug).
  * - `InvalidInput`: bad arguments; the reference's `TypeError` cases keep their exact text.
  * - `InputTooLarge`: over a size or depth limit, or the wasm heap is exhausted.
- * - `BudgetTooSmall`: reserved for budget modes that refuse an impossible budget.
+ * - `BudgetTooSmall`: the configuration leaves no tokens for the conversation (context manager).
+ * - `CallbackFailed`: your token counter or store lookup threw (the error is the `cause`) or
+ *   returned something that is not a finite (in the default mode: non-negative) number.
+ * - `Timeout`: the summarizer did not settle within `options.summarizerTimeoutMs`.
  * - `Internal`: a bug or a wasm trap (the instance is then re-created on the next call).
  */
 export const ERROR_CODES = [
@@ -14,6 +17,8 @@ export const ERROR_CODES = [
   'InvalidInput',
   'InputTooLarge',
   'BudgetTooSmall',
+  'CallbackFailed',
+  'Timeout',
   'Internal',
 ] as const;
 
@@ -21,8 +26,9 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
- * Thrown by `compress` / `uncompress` (and `init`) for every failure of the engine itself.
- * Exceptions thrown by your own callbacks (token counter, store lookup) propagate unchanged.
+ * Thrown by `compress` / `uncompress` (and `init`) for every failure. Exceptions thrown by your
+ * own callbacks (token counter, store lookup) arrive as `CallbackFailed` with the original as
+ * `cause`; a summarizer that throws or rejects is not an error (that summary falls back).
  *
  * @example
  * try { compress(messages) } catch (e) {

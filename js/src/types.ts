@@ -71,6 +71,17 @@ export interface CompressOptions {
   tokenCounter?: TokenCounter;
   /** `'cce-1.0'`: the reference's exact behaviour (this package's addition). Default: safe mode. */
   compat?: CompatMode;
+  /**
+   * Requests larger than this many bytes (about the UTF-8 size of the contents and ids) are
+   * rejected up front with `InputTooLarge` instead of exhausting wasm memory. Default 64 MiB
+   * (67,108,864); `0` disables the limit. This package's addition.
+   */
+  maxInputBytes?: number;
+  /**
+   * Milliseconds to wait for each summarizer call; a call that has not settled by then rejects
+   * `compress` with `CompressError` code `Timeout`. Default: no limit. This package's addition.
+   */
+  summarizerTimeoutMs?: number;
 }
 
 /** Options with a summarizer: `compress` returns a Promise. */

@@ -104,7 +104,7 @@ describe('compress with a summarizer', () => {
         },
       });
     });
-    await assert.rejects(returned, (e) => e === boom);
+    await assert.rejects(returned, (e) => e.code === 'CallbackFailed' && e.cause === boom);
   });
 
   test('repeats the calls of every budget-search step (corpus async-fixed-budget-1)', async () => {

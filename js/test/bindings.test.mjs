@@ -158,6 +158,8 @@ describe('raw module', () => {
       'InvalidInput',
       'InputTooLarge',
       'BudgetTooSmall',
+      'CallbackFailed',
+      'Timeout',
       'Internal',
     ]);
   });

@@ -140,8 +140,24 @@ describe('what JSON cannot carry', () => {
   });
 
   test('rejects a tokenCounter result that is not a finite number', () => {
-    throwsCompressError(() => compress(ok, { tokenCounter: () => NaN }), 'InvalidInput');
-    throwsCompressError(() => compress(ok, { tokenCounter: () => '3' }), 'InvalidInput');
+    for (const bad of [NaN, Infinity, -Infinity, '3', undefined, null, {}]) {
+      throwsCompressError(
+        () => compress(ok, { tokenCounter: () => bad }),
+        'CallbackFailed',
+        undefined,
+        '/options/tokenCounter',
+      );
+    }
+  });
+
+  test('rejects a negative count in the default mode; cce-1.0 does the arithmetic', () => {
+    throwsCompressError(
+      () => compress(ok, { tokenCounter: () => -1 }),
+      'CallbackFailed',
+      undefined,
+      '/options/tokenCounter',
+    );
+    assert.equal(compress(ok, { tokenCounter: () => -1, compat: 'cce-1.0' }).messages.length, ok.length);
   });
 });
 
@@ -187,7 +203,7 @@ describe('survival', () => {
     }
   });
 
-  test('exceptions of user callbacks propagate unchanged', () => {
+  test('exceptions of user callbacks arrive as CallbackFailed with the original as cause', () => {
     const boom = new RangeError('counter failed');
     assert.throws(
       () =>
@@ -196,7 +212,12 @@ describe('survival', () => {
             throw boom;
           },
         }),
-      (e) => e === boom,
+      (e) =>
+        e instanceof CompressError &&
+        e.code === 'CallbackFailed' &&
+        e.cause === boom &&
+        e.path === '/options/tokenCounter' &&
+        /counter failed/.test(e.message),
     );
     const lookupError = new Error('lookup failed');
     const m = { id: 'm', content: '[summary]', metadata: { _cce_original: { ids: ['x'] } } };
@@ -205,7 +226,7 @@ describe('survival', () => {
         uncompress([m], () => {
           throw lookupError;
         }),
-      (e) => e === lookupError,
+      (e) => e instanceof CompressError && e.code === 'CallbackFailed' && e.cause === lookupError,
     );
     assert.equal(compress(ok).messages[0], ok[0]);
   });
