@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MIT
 // `npm test`: every suite of the project in order — native build and doctest (ctest), native
 // conformance, the wasm package build, type checks, JS tests (API, runtimes, demo), conformance
-// through wasm, the size budget, a short fuzz run — then one closing line with the summed counts.
+// through wasm, the size budget, the native tests under sanitizers, a short fuzz run — then one
+// closing line with the summed counts.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -51,6 +52,7 @@ const steps = [
   { name: 'wasm conformance (public corpus)', cmd: 'node', args: ['scripts/conformance.mjs', join(shared, 'conformance/public')], count: 'plain' },
   { name: 'wasm conformance (scale session)', cmd: 'node', args: ['scripts/conformance.mjs', '--scale', join(shared, 'conformance/scale')], count: 'plain' },
   { name: 'size budget', cmd: 'node', args: ['scripts/check-size.mjs'] },
+  { name: 'native tests under ASan + LSan + UBSan', cmd: 'bash', args: ['scripts/sanitize.sh'], count: 'ctest', slow: true },
   { name: 'fuzz (60 s, libFuzzer + ASan/UBSan)', cmd: 'bash', args: ['scripts/fuzz.sh', '60'], slow: true, optional: 'scripts/fuzz.sh' },
 ];
 

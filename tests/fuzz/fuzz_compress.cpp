@@ -203,12 +203,14 @@ void checkOutcome(const Value& request, const std::string& envelopeText, const V
                                body->find(u"recencyWindow");
   if (hasBudgetFields != facts.budget) fail("budget fields present iff tokenBudget", context);
 
+  // The default mode's validation rejects repeated ids (they would overwrite each other in the
+  // verbatim store), so every request it accepts must round-trip exactly.
+  if (!facts.reference && !facts.uniqueIds) fail("the default mode accepted repeated ids", context);
   if (facts.plan) return;  // the plan form has no materialised messages to restore
-  // verbatim is keyed by id, so duplicate ids overwrite each other in both modes (strict validation
-  // will reject them in the safe mode once compressJson calls it); the reference also loses data
-  // in forceConverge and for inputs that already carry _cce_original.
-  const bool lossless = facts.uniqueIds &&
-                        (!facts.reference || (!facts.forceConverge && !facts.carriesOriginal));
+  // The reference loses data with repeated ids, in forceConverge (metadata: {} on every message)
+  // and for inputs that already carry _cce_original.
+  const bool lossless =
+      !facts.reference || (facts.uniqueIds && !facts.forceConverge && !facts.carriesOriginal);
   if (!lossless) return;
   std::string restore = "{\"messages\":" + cce::js::toJson(*out) +
                         ",\"store\":" + cce::js::toJson(*verbatim) + "}";
