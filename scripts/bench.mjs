@@ -172,3 +172,86 @@ for (const file of readdirSync(benchDir)
     `instantiate: compile ${pick('compileMs')} ms, instantiate + embind registration ${pick('instantiateMs')} ms, first call ${pick('firstCallMs')} ms (medians of ${samples.length} fresh processes)`,
   );
 }
+
+// ---- session module: compaction projection and context-manager replay (issues 7 and 8) ----------
+// Through cce-wasm/compaction and cce-wasm/context over ../shared/data/real. Projection: per file,
+// fromOpenAI once, a `default` compaction (keepLast 3; conversations with too few turns are
+// projected without one), then the median over runs of projecting every conversation to OpenAI
+// messages. Replay: the longest conversations of the agent files added turn by turn to a manager
+// with a small window (add, compress while due, view), as time per turn.
+{
+  const { compact, fromOpenAI, project } = await import('cce-wasm/compaction');
+  const { createContextManager } = await import('cce-wasm/context');
+  const realDir = new URL('data/real/', shared);
+  const files = readdirSync(realDir).filter((f) => f.endsWith('.json')).sort();
+  const runs = quick ? 2 : 5;
+  console.log('\nsession: projection of the real transcripts (ms per file, all conversations)');
+  console.log('file                                  convs   msgs  fromOpenAI  compact  project  tokens raw -> default');
+  for (const file of files) {
+    const data = JSON.parse(readFileSync(new URL(file, realDir), 'utf8'));
+    const messages = data.reduce((n, c) => n + c.length, 0);
+    let t = performance.now();
+    const conversations = data.map((m) => fromOpenAI(m));
+    const fromMs = performance.now() - t;
+    t = performance.now();
+    const compacted = conversations.map((c) =>
+      c.turns.length > 3 ? compact(c, { profile: 'default' }).conversation : c,
+    );
+    const compactMs = performance.now() - t;
+    let raw = 0;
+    let after = 0;
+    for (let i = 0; i < compacted.length; i++) {
+      raw += project(conversations[i]).tokens;
+      after += project(compacted[i]).tokens;
+    }
+    const times = [];
+    for (let r = 0; r < runs; r++) {
+      t = performance.now();
+      for (const c of compacted) project(c, { format: 'openai' });
+      times.push(performance.now() - t);
+    }
+    console.log(
+      `${file.padEnd(36)} ${String(data.length).padStart(6)} ${String(messages).padStart(6)}` +
+        `${fmt(fromMs)}    ${fmt(compactMs)} ${fmt(median(times))}  ${raw} -> ${after}`,
+    );
+  }
+
+  console.log('\nsession: context-manager replay, turn by turn (small window)');
+  const replayFiles = [
+    ['claude_code_ccviewer.json', 3],
+    ['swe_agent_trajectories.json', 3],
+    ['claude_code_mclaude.json', quick ? 1 : 2],
+  ];
+  const count = (m) => (typeof m.content === 'string' ? Math.ceil(m.content.length / 3.5) : 0);
+  for (const [file, take] of replayFiles) {
+    const data = JSON.parse(readFileSync(new URL(file, realDir), 'utf8'));
+    const longest = [...data].sort((a, b) => b.length - a.length).slice(0, take);
+    for (const conversation of longest) {
+      // Window: twice the largest message plus the reserves, so compressions happen often.
+      const largest = Math.max(...conversation.map(count));
+      const manager = createContextManager({
+        contextWindow: Math.max(4000, 2 * largest + 2500),
+        promptBudget: 1000,
+        safetyMargin: 500,
+        keepLast: 5,
+      });
+      let compressions = 0;
+      const turnMs = [];
+      for (const message of conversation) {
+        const t = performance.now();
+        manager.add(message);
+        for (let guard = 0; guard < 8 && manager.shouldCompress(); guard++) {
+          if (manager.compress().compressed) compressions++;
+        }
+        manager.view();
+        turnMs.push(performance.now() - t);
+      }
+      const mean = turnMs.reduce((a, b) => a + b, 0) / turnMs.length;
+      console.log(
+        `${file.padEnd(30)} ${String(conversation.length).padStart(5)} msgs  ` +
+          `${compressions} compressions  per turn: mean ${mean.toFixed(2)} ms, median ` +
+          `${median(turnMs).toFixed(2)} ms, last ${turnMs.at(-1).toFixed(2)} ms`,
+      );
+    }
+  }
+}

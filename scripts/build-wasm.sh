@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds the wasm module in build/wasm (Emscripten 3.1.6) and copies cce.mjs + cce.wasm into dist/.
+# Builds the wasm modules in build/wasm (Emscripten 3.1.6) and copies them into dist/: cce.mjs +
+# cce.wasm (compress) and cce-session.mjs + cce-session.wasm (context manager, compaction).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,12 +34,15 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
 else
   cmake -S . -B "$build_dir" -DCCE_WASM_CLOSURE="$use_closure" >/dev/null
 fi
-cmake --build "$build_dir" --target cce_wasm -j "${CCE_JOBS:-2}"
+cmake --build "$build_dir" --target cce_wasm cce_session -j "${CCE_JOBS:-2}"
 
-# Copy both files from the same successful link, never one alone.
+# Copy each module's two files from the same successful link, never one alone.
 mkdir -p dist
-cp "$build_dir/cce.mjs" dist/cce.mjs.tmp
-cp "$build_dir/cce.wasm" dist/cce.wasm.tmp
-mv dist/cce.mjs.tmp dist/cce.mjs
-mv dist/cce.wasm.tmp dist/cce.wasm
-echo "dist/cce.mjs $(wc -c < dist/cce.mjs) bytes, dist/cce.wasm $(wc -c < dist/cce.wasm) bytes"
+for name in cce cce-session; do
+  cp "$build_dir/$name.mjs" "dist/$name.mjs.tmp"
+  cp "$build_dir/$name.wasm" "dist/$name.wasm.tmp"
+  mv "dist/$name.mjs.tmp" "dist/$name.mjs"
+  mv "dist/$name.wasm.tmp" "dist/$name.wasm"
+  echo "dist/$name.mjs $(wc -c < "dist/$name.mjs") bytes," \
+    "dist/$name.wasm $(wc -c < "dist/$name.wasm") bytes"
+done

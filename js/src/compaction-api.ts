@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+// Non-destructive compaction (issue 8): overlay events over a turn stream and a pure projection.
+import { CompressError } from './errors.js';
+import { callSession } from './session-load.js';
+
+// ---- the conversation document ----------------------------------------------------------------
+
+/** Milliseconds since the epoch, or an RFC 3339 date-time with offset ("2025-07-17T10:00:00Z"). */
+export type Timestamp = number | string;
+
+/** A content part: a string or an object whose text is its `text` member (images etc. count 0). */
+export type ContentPart = string | { type?: string; text?: string; [key: string]: unknown };
+
+interface EventBase {
+  timestamp?: Timestamp;
+  /** Set on events a compaction changed or created: the log index of that compaction. */
+  compactedBy?: number;
+  /** Written by fromOpenAI / fromAnthropic for exact round trips; keep it as it is. */
+  source?: unknown;
+  [key: string]: unknown;
+}
+
+/** A user request, an assistant message or a system instruction. */
+export interface MessageEvent extends EventBase {
+  type: 'user' | 'assistant' | 'system';
+  content: string | ContentPart[];
+}
+
+/** Model reasoning (thinking); `signature` is Anthropic's. */
+export interface ReasoningEvent extends EventBase {
+  type: 'reasoning';
+  content?: string;
+  signature?: string;
+}
+
+/** A tool call the assistant made. */
+export interface ToolRequestEvent extends EventBase {
+  type: 'toolRequest';
+  id?: string;
+  name: string;
+  /** An object (Anthropic `input`) or JSON text (OpenAI `arguments`). */
+  arguments?: unknown;
+}
+
+/** The result of a tool call; `ok: false` is an error result. */
+export interface ToolResponseEvent extends EventBase {
+  type: 'toolResponse';
+  id?: string;
+  /** Default true. */
+  ok?: boolean;
+  content?: string | ContentPart[];
+  name?: string;
+}
+
+/** Opaque provider parts (images, documents, server tools); they survive in their own format. */
+export interface OtherEvent extends EventBase {
+  type: 'other';
+  role?: string;
+}
+
+/** One event of the stream. */
+export type ConversationEvent =
+  | MessageEvent
+  | ReasoningEvent
+  | ToolRequestEvent
+  | ToolResponseEvent
+  | OtherEvent;
+
+/** A turn: a user request and everything that answers it. */
+export interface Turn {
+  timestamp?: Timestamp;
+  events: ConversationEvent[];
+}
+
+/**
+ * `toolCalls` policy: strip both sides, only responses, only requests, or omit the pairs; the
+ * object form sets each side (a false flag means "keep", overriding an older compaction).
+ */
+export type ToolCallsPolicy =
+  | 'strip'
+  | 'strip-responses'
+  | 'strip-requests'
+  | 'omit'
+  | { policy?: 'strip' | 'omit'; request?: boolean; response?: boolean };
+
+/** Per-tool hints: override a strip policy's flags for one tool (never an omit). */
+export type ToolHints = Record<string, { request?: 'keep' | 'strip'; response?: 'keep' | 'strip' }>;
+
+/** A compaction event of the overlay log; turns are inclusive, 0-based. */
+export interface Compaction {
+  timestamp?: Timestamp;
+  fromTurn: number;
+  toTurn: number;
+  summary?: { summary: string } | null;
+  reasoning?: 'strip' | null;
+  toolCalls?: ToolCallsPolicy | null;
+  tools?: ToolHints | null;
+  /** Informational: the profile and the range asked for before extension. */
+  profile?: string;
+  requested?: { fromTurn: number; toTurn: number };
+  [key: string]: unknown;
+}
+
+/**
+ * A conversation: turns of events plus the append-only compaction log. Compaction never changes
+ * `turns`; the view the model gets is {@link project}'s.
+ */
+export interface Conversation {
+  turns: Turn[];
+  compactions?: Compaction[];
+  /** Written by fromOpenAI / fromAnthropic (what the events do not carry); keep it as it is. */
+  source?: unknown;
+}
+
+/** A projected turn: `summaryOf` marks the synthetic summary pair of a summarised range. */
+export interface ProjectedTurn {
+  turn: number;
+  summaryOf?: { fromTurn: number; toTurn: number };
+  events: ConversationEvent[];
+}
+
+/** The projection in event form (toOpenAI / toAnthropic accept it). */
+export interface ProjectedView {
+  turns: ProjectedTurn[];
+  source?: unknown;
+}
+
+// ---- provider formats --------------------------------------------------------------------------
+
+/** An OpenAI Chat Completions message (other fields are kept through round trips). */
+export interface OpenAIMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | (string & {});
+  content?: string | null | Array<{ type: string; [key: string]: unknown }>;
+  tool_calls?: Array<{
+    id: string;
+    type: 'function' | (string & {});
+    function: { name: string; arguments: string };
+  }>;
+  tool_call_id?: string;
+  reasoning_content?: string;
+  [key: string]: unknown;
+}
+
+/** An Anthropic Messages content block. */
+export type AnthropicBlock =
+  | { type: 'text'; text: string; [key: string]: unknown }
+  | { type: 'thinking'; thinking: string; signature?: string; [key: string]: unknown }
+  | { type: 'redacted_thinking'; data: string; [key: string]: unknown }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; [key: string]: unknown }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content?: string | Array<{ type: string; [key: string]: unknown }>;
+      is_error?: boolean;
+      [key: string]: unknown;
+    }
+  | { type: string; [key: string]: unknown };
+
+/** An Anthropic Messages message. */
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: string | AnthropicBlock[];
+  [key: string]: unknown;
+}
+
+/** The top-level `system` of an Anthropic request. */
+export type AnthropicSystem =
+  | string
+  | Array<{ type: 'text'; text: string; [key: string]: unknown }>;
+
+/** What an Anthropic request needs: the system prompt (when any) and the messages. */
+export interface AnthropicRequest {
+  system?: AnthropicSystem;
+  messages: AnthropicMessage[];
+}
+
+/** An OpenAI request's messages. */
+export interface OpenAIRequest {
+  messages: OpenAIMessage[];
+}
+
+/** The shape of a view: events (default), or ready to send to OpenAI or Anthropic. */
+export type ViewFormat = 'events' | 'openai' | 'anthropic';
+
+/** The view type for each format. */
+export interface ViewOf {
+  events: ProjectedView;
+  openai: OpenAIRequest;
+  anthropic: AnthropicRequest;
+}
+
+// ---- compaction requests ------------------------------------------------------------------------
+
+/** The built-in profiles: policy sets plus a default `keepLast`. */
+export type ProfileName = 'default' | 'light' | 'heavy';
+
+/**
+ * What the built-in profiles do (RFD 064): `default` strips reasoning and tool calls and keeps
+ * the last 3 turns, `light` strips reasoning and keeps 5, `heavy` summarises and keeps 3.
+ */
+export const PROFILES: Readonly<
+  Record<
+    ProfileName,
+    { reasoning?: 'strip'; toolCalls?: 'strip'; summary?: true; keepLast: number }
+  >
+> = Object.freeze({
+  default: Object.freeze({ reasoning: 'strip', toolCalls: 'strip', keepLast: 3 } as const),
+  light: Object.freeze({ reasoning: 'strip', keepLast: 5 } as const),
+  heavy: Object.freeze({ summary: true, keepLast: 3 } as const),
+});
+
+/** A duration: "90s", "5m", "5h", "2d", "1w", "1h30m". */
+export type Duration = `${number}${'s' | 'm' | 'h' | 'd' | 'w'}${string}`;
+
+/**
+ * A range bound, resolved to an absolute turn when the compaction is created:
+ * an index (negative: from the end, -3 = 3 turns before the last), `"last"` (where the most
+ * recent compaction stopped), a duration (turns since now − duration), or keep counts.
+ */
+export type Bound =
+  | number
+  | 'last'
+  | Duration
+  | { keepLast: number | Duration }
+  | { keepFirst: number | Duration };
+
+/** Summarises the raw events of a range for a summary compaction (sync or async). */
+export type CompactionSummarizer = (
+  text: string,
+  request: { budget: number },
+) => string | Promise<string>;
+
+/**
+ * What to compact. Without a profile and without policies the `default` profile applies;
+ * explicit policies override the profile's (null turns one off); policies without a profile keep
+ * nothing by default.
+ */
+export interface CompactOptions {
+  profile?: ProfileName;
+  /** First turn (inclusive). Default: keepFirst. */
+  from?: Bound;
+  /** Last turn (inclusive). Default: keep the profile's keepLast turns. */
+  to?: Bound;
+  keepFirst?: number | Duration;
+  keepLast?: number | Duration;
+  /** Stored in the compaction (its recency) and "now" for duration bounds. */
+  timestamp?: Timestamp;
+  reasoning?: 'strip' | null;
+  toolCalls?: ToolCallsPolicy | null;
+  /** Per-tool hints stored in the compaction. */
+  tools?: ToolHints | null;
+  /**
+   * A summary of the range: `true` to generate it from the raw events (your `summarizer`, else
+   * the deterministic engine), a text to store as is, null/false for none.
+   */
+  summary?: boolean | string | { summary: string } | null;
+  /** Generates summaries with your model; makes the call return a Promise. */
+  summarizer?: CompactionSummarizer | null;
+}
+
+/** The result of {@link compact}. */
+export interface CompactResult {
+  /** A new document: the input with the compaction appended (turns shared, never modified). */
+  conversation: Conversation & { compactions: Compaction[] };
+  compaction: Compaction;
+  /** Its index in the log. */
+  index: number;
+  /** True when the range was extended over a partially overlapping summary. */
+  extended: boolean;
+}
+
+/** The result of {@link dryRun}. */
+export interface DryRunResult<F extends ViewFormat = 'events'> {
+  compaction: Compaction;
+  index: number;
+  extended: boolean;
+  /** The projection with the compaction applied. */
+  view: ViewOf[F];
+  /** Projected tokens: without overlays, with the current ones, with this one added. */
+  tokens: { raw: number; before: number; after: number };
+}
+
+/** The result of {@link project}. */
+export interface ProjectResult<F extends ViewFormat = 'events'> {
+  view: ViewOf[F];
+  /** Default-counted tokens of the projected events. */
+  tokens: number;
+}
+
+/** The result of {@link undo}. */
+export interface UndoResult {
+  /** A new document whose log lacks the removed compaction(s): its view is the previous one. */
+  conversation: Conversation & { compactions: Compaction[] };
+  removed: Compaction[];
+}
+
+type MaybeAsync<O, T> = O extends { summarizer: CompactionSummarizer } ? Promise<T> : T;
+
+// ---- functions ----------------------------------------------------------------------------------
+
+/**
+ * The view the model gets: every compaction applied (per turn and content type the newest
+ * covering policy wins; a summary beats them all). Pure: the input is not modified.
+ *
+ * @example
+ * const { view } = project(conversation, { format: 'openai' });
+ * await openai.chat.completions.create({ model, messages: view.messages });
+ */
+export function project<F extends ViewFormat = 'events'>(
+  conversation: Conversation,
+  options?: { format?: F },
+): ProjectResult<F> {
+  return run<ProjectResult<F>>(
+    { op: 'project', conversation, format: options?.format },
+    'project()',
+  );
+}
+
+/**
+ * Creates a compaction over a range and returns the conversation with it appended (the input is
+ * not modified). Stripped tool responses become `[compacted] {tool}: success|error`; a summary
+ * range becomes one `[Summary of previous conversation]` user/assistant pair. A summary that
+ * partially overlaps an earlier one is extended over it and made from the raw events.
+ *
+ * @example
+ * let { conversation: c } = compact(conversation, { profile: 'default' });
+ * ({ conversation: c } = await compact(c, { profile: 'heavy', to: -2, summarizer: llm }));
+ */
+export function compact<O extends CompactOptions>(
+  conversation: Conversation,
+  options?: O,
+): MaybeAsync<O, CompactResult> {
+  const finish = (out: Omit<CompactResult, 'conversation'>): CompactResult => ({
+    conversation: {
+      ...conversation,
+      compactions: [...(conversation.compactions ?? []), out.compaction],
+    },
+    compaction: out.compaction,
+    index: out.index,
+    extended: out.extended,
+  });
+  return withSummarizer(conversation, options, 'compact', {}, 'compact()', finish) as MaybeAsync<
+    O,
+    CompactResult
+  >;
+}
+
+/**
+ * What {@link compact} would do, without appending anything: the compaction, the projected view
+ * with it and the token counts before and after.
+ */
+export function dryRun<O extends CompactOptions & { format?: ViewFormat }>(
+  conversation: Conversation,
+  options?: O,
+): MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>> {
+  const format = options?.format;
+  return withSummarizer(conversation, options, 'dryRun', { format }, 'dryRun()', (out) => out) as
+    MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
+}
+
+/**
+ * Removes a compaction from the log (default: the last one; negative indices count from the end;
+ * `all` removes every one). The view is then exactly what it was before it was appended.
+ */
+export function undo(
+  conversation: Conversation,
+  options?: { index?: number; all?: boolean },
+): UndoResult {
+  const out = run<{ compactions: Compaction[]; removed: Compaction[] }>(
+    { op: 'undo', conversation, index: options?.index, all: options?.all },
+    'undo()',
+  );
+  return { conversation: { ...conversation, compactions: out.compactions }, removed: out.removed };
+}
+
+/**
+ * OpenAI Chat Completions messages → conversation (tool calls, tool results, `reasoning_content`).
+ * `toOpenAI(fromOpenAI(m))` reproduces `m` exactly.
+ */
+export function fromOpenAI(messages: readonly OpenAIMessage[]): Conversation & {
+  compactions: Compaction[];
+} {
+  return run<{ conversation: Conversation & { compactions: Compaction[] } }>(
+    { op: 'fromOpenAI', messages },
+    'fromOpenAI()',
+  ).conversation;
+}
+
+/**
+ * Anthropic Messages `messages` (+ the top-level `system`) → conversation (text, thinking,
+ * tool_use, tool_result; other blocks as opaque events). `toAnthropic(fromAnthropic(m, s))`
+ * reproduces them exactly.
+ */
+export function fromAnthropic(
+  messages: readonly AnthropicMessage[],
+  system?: AnthropicSystem | null,
+): Conversation & { compactions: Compaction[] } {
+  return run<{ conversation: Conversation & { compactions: Compaction[] } }>(
+    { op: 'fromAnthropic', messages, system },
+    'fromAnthropic()',
+  ).conversation;
+}
+
+/**
+ * The events of a conversation or a projected view as OpenAI messages (no projection: use
+ * `project(c, { format: 'openai' })` to send the compacted view).
+ */
+export function toOpenAI(conversation: Conversation | ProjectedView): OpenAIMessage[] {
+  return run<OpenAIRequest>({ op: 'toOpenAI', conversation }, 'toOpenAI()').messages;
+}
+
+/** The events of a conversation or a projected view as an Anthropic request (no projection). */
+export function toAnthropic(conversation: Conversation | ProjectedView): AnthropicRequest {
+  return run<AnthropicRequest>({ op: 'toAnthropic', conversation }, 'toAnthropic()');
+}
+
+// ---- plumbing ----------------------------------------------------------------------------------
+
+function run<Output>(request: Record<string, unknown>, caller: string): Output {
+  return callSession<Output>('compactionJson', request, caller).output as Output;
+}
+
+/** The compact/dryRun request fields of the options (the summarizer stays here). */
+function compactFields(
+  options: CompactOptions | undefined,
+  caller: string,
+): Record<string, unknown> {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') {
+    throw new CompressError('InvalidInput', `${caller}: options must be an object`, '/options');
+  }
+  const { summarizer: _summarizer, summary, ...fields } = options as CompactOptions & {
+    format?: unknown;
+  };
+  delete (fields as { format?: unknown }).format;
+  const out: Record<string, unknown> = { ...fields };
+  if (summary !== undefined) {
+    out.summary =
+      summary === false ? null : typeof summary === 'string' ? { summary } : summary;
+  }
+  return out;
+}
+
+function withSummarizer<Output, Result>(
+  conversation: Conversation,
+  options: CompactOptions | undefined,
+  op: 'compact' | 'dryRun',
+  extra: Record<string, unknown>,
+  caller: string,
+  finish: (output: Output) => Result,
+): Result | Promise<Result> {
+  const request = { op, conversation, ...compactFields(options, caller), ...extra };
+  const summarizer = options?.summarizer;
+  if (summarizer == null) return finish(run<Output>(request, caller));
+  if (typeof summarizer !== 'function') {
+    throw new CompressError('InvalidInput', `${caller}: summarizer must be a function`,
+      '/summarizer');
+  }
+  const summaries: Array<string | null> = [];
+  const host = { summarizer: true, summaries };
+  return (async () => {
+    for (let round = 0; ; round++) {
+      const answer = callSession<Output, { summaries: Array<{ text: string; budget: number }> }>(
+        'compactionJson',
+        { ...request, host },
+        caller,
+      );
+      if (answer.output !== undefined) return finish(answer.output);
+      if (round >= 4) throw new CompressError('Internal', `${caller}: the engine kept asking`);
+      for (const { text, budget } of answer.pending?.summaries ?? []) {
+        let reply: string | null = null;
+        try {
+          const value = await summarizer(text, { budget });
+          reply = typeof value === 'string' ? value : null;
+        } catch {
+          reply = null; // a failing summarizer falls back to the deterministic summary
+        }
+        summaries.push(reply);
+      }
+    }
+  })();
+}

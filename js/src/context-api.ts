@@ -1,0 +1,676 @@
+// SPDX-License-Identifier: MIT
+// The context manager (issue 7): a serialisable session over the core's pure contextJson calls.
+import { CompressError } from './errors.js';
+import { callSession } from './session-load.js';
+
+// ---- public shapes ------------------------------------------------------------------------------
+
+/** One OpenAI-style tool call of an assistant message. */
+export interface ChatToolCall {
+  id: string;
+  type?: 'function' | string;
+  function: { name: string; arguments: string };
+  [key: string]: unknown;
+}
+
+/**
+ * A chat message in the OpenAI Chat Completions shape. `role` is required; string `content` is
+ * what is counted and summarised; `tool_calls` / `tool_call_id` define the atomic tool-call groups.
+ * Every other field is kept as it is in the history.
+ */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
+  content?: unknown;
+  /** Recorded in a checkpoint's `originalMessageIds` (null when absent). */
+  id?: string | number;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+  metadata?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Counts the tokens of one message (sync). Default: `ceil(content.length / 3.5)`. */
+export type ContextTokenCounter = (message: ChatMessage) => number;
+
+/** What a context summarizer is asked to summarise. */
+export interface ContextSummaryRequest {
+  /** Summary budget in tokens (set by the level). */
+  budget: number;
+  level: CompressionLevel;
+  /** The history range `[start, end)` being summarised. */
+  messageRange: MessageRange;
+  /** The raw messages of that range (copies; never an earlier summary). */
+  messages: ChatMessage[];
+}
+
+/**
+ * An LLM summarizer: the range's transcript in, a summary out. A reply that is not a non-empty
+ * string shorter than `text`, or a throw / rejection, falls back to the deterministic summary.
+ */
+export type ContextSummarizer = (
+  text: string,
+  request: ContextSummaryRequest,
+) => string | Promise<string>;
+
+/** Summary level, chosen by the size T (tokens) of the range: compact T < 2000, moderate
+ * T < 8000, detailed otherwise (budgets 10 / 15 / 20 % of T, capped by 4 / 7 / 10 % of
+ * `available`, at least 32 tokens). */
+export type CompressionLevel = 'compact' | 'moderate' | 'detailed';
+
+/** A stage of compress, in order, with its percentage (10, 25, 60, 75, 90, 100). */
+export interface ProgressEvent {
+  stage: 'identify' | 'prepare' | 'summarize' | 'createCheckpoint' | 'updateContext' | 'validate';
+  percent: number;
+  message: string;
+}
+
+/** The numeric configuration of a manager (what `toJSON()` stores). */
+export interface ContextSettings {
+  /** The model's context window, in tokens. */
+  contextWindow: number;
+  /** Tokens of the system prompt; default: the tokens of the leading system messages. */
+  systemPromptTokens?: number;
+  /** Tokens reserved for the next prompt. Default 0. */
+  promptBudget?: number;
+  /** Tokens kept free. Default 0. */
+  safetyMargin?: number;
+  /** Compress when the conversation exceeds `threshold × available`. Default 0.75. */
+  threshold?: number;
+  /** Messages kept raw at the end (moved back to a tool-call group start). Default 5. */
+  keepLast?: number;
+  /** Conversation messages kept raw at the start. Default 0. */
+  keepFirst?: number;
+  /** The summarizer's input window in tokens: the newest groups are trimmed to fit. */
+  summaryInputTokens?: number;
+  /** Older checkpoints are merged while more than this many are active. Default 4. */
+  maxCheckpoints?: number;
+  /** Checkpoints this many compressions old are re-summarised one level lower. Default 2. */
+  ageAfter?: number;
+}
+
+/** Callbacks of a manager; they are not serialised (give them again to `fromJSON`). */
+export interface ContextCallbacks {
+  /** Your token counter (sync); every message is counted once, when added. */
+  tokenCounter?: ContextTokenCounter | null;
+  /** Makes `compress()` return a Promise and summarise with your model. */
+  summarizer?: ContextSummarizer | null;
+  /** Receives every compress stage (before the summarizer runs, then the rest). */
+  onProgress?: (event: ProgressEvent) => void;
+  /** The `createdAt` of checkpoints and the time of log events. Default: ISO 8601 now. */
+  clock?: () => string | number;
+}
+
+/** Options of {@link createContextManager}. */
+export type ContextManagerConfig = ContextSettings & ContextCallbacks;
+
+/** `[start, end)` indices into the full history. */
+export interface MessageRange {
+  start: number;
+  end: number;
+}
+
+/** One compression: a summary standing for `messageRange` of the history. */
+export interface Checkpoint {
+  id: string;
+  createdAt: string | number | null;
+  summary: string;
+  originalMessageIds: Array<ChatMessage['id'] | null>;
+  messageRange: MessageRange;
+  originalTokens: number;
+  compressedTokens: number;
+  /** originalTokens / compressedTokens. */
+  compressionRatio: number;
+  level: CompressionLevel;
+  compressionNumber: number;
+  summarizer: 'deterministic' | 'host';
+  /** Ids of the checkpoints a merged checkpoint replaced. */
+  mergedFrom?: string[];
+  /** Archived checkpoints only. */
+  status?: 'merged' | 'undone';
+  /** Archived merged checkpoints: the checkpoint that replaced it. */
+  replacedBy?: string;
+}
+
+/** Token accounting of the current view. */
+export interface ContextUsage {
+  system: number;
+  /** Tokens of the summary messages. */
+  checkpoints: number;
+  /** Tokens of the raw messages sent. */
+  recent: number;
+  /** checkpoints + recent. */
+  conversation: number;
+  /** system + conversation. */
+  total: number;
+  /** contextWindow − system − promptBudget − safetyMargin. */
+  available: number;
+  /** floor(threshold × available): compression is due strictly above it. */
+  threshold: number;
+  /** conversation / available, in percent with one decimal. */
+  percent: number;
+  messages: number;
+  activeCheckpoints: number;
+  overThreshold: boolean;
+  canCompress: boolean;
+  /** overThreshold && canCompress. */
+  shouldCompress: boolean;
+}
+
+/** Why a view does or does not fit. */
+export interface ViewValidation {
+  fits: boolean;
+  underThreshold: boolean;
+  tokens: number;
+  available: number;
+  reasons: Array<{ code: string; message: string }>;
+}
+
+/** What to send: the system block, checkpoint summaries, recent messages. */
+export interface ContextView {
+  messages: ChatMessage[];
+  validation: ViewValidation;
+  usage: ContextUsage;
+}
+
+/** The result of {@link ContextManager.compress}. */
+export interface CompressOutcome {
+  compressed: boolean;
+  checkpoint: Checkpoint | null;
+  /** Ids re-summarised one level lower. */
+  aged: string[];
+  /** Ids of new merged checkpoints. */
+  merged: string[];
+  progress: ProgressEvent[];
+  validation: ViewValidation;
+  usage: ContextUsage;
+  /** Still over the threshold and another compress can summarise more. */
+  again: boolean;
+}
+
+/** The result of {@link ContextManager.undo}. */
+export interface UndoOutcome {
+  checkpoint: Checkpoint;
+  usage: ContextUsage;
+}
+
+/** The serialised manager (`toJSON()`): the full history, checkpoints and the session log. */
+export interface ContextState {
+  format: 'cce-context/1';
+  config: Required<Omit<ContextSettings, 'systemPromptTokens' | 'summaryInputTokens'>> &
+    Pick<ContextSettings, 'systemPromptTokens' | 'summaryInputTokens'> & {
+      tokenCounter: boolean;
+      summarizer: boolean;
+    };
+  messages: ChatMessage[];
+  tokens: number[];
+  checkpoints: Checkpoint[];
+  archive: Checkpoint[];
+  events: Array<Record<string, unknown>>;
+  compressions: number;
+  nextId: number;
+  summaryTokens: Record<string, number>;
+}
+
+/** Progress recovered from a visible list with a summary message (see {@link recoverProgress}). */
+export interface RecoveredProgress {
+  found: boolean;
+  /** Position of the summary message in the list, null when there is none. */
+  summaryIndex: number | null;
+  coveredUntil: number;
+  originalCount: number;
+  target: number;
+  /** `target` moved back to the start of its tool-call group, never below coveredUntil. */
+  alignedTarget: number;
+}
+
+/** One API-validity problem of a message list (see {@link checkConversation}). */
+export interface ConversationIssue {
+  kind: 'orphanToolResult' | 'missingToolResult' | 'roleRepeat' | 'firstNotUser';
+  index: number;
+}
+
+// ---- the engine protocol ------------------------------------------------------------------------
+
+interface PendingSummary {
+  key: string;
+  text: string;
+  budget: number;
+  level: CompressionLevel;
+  messageRange: MessageRange;
+}
+
+interface Pending {
+  counts?: Array<{ key: string; message: ChatMessage }>;
+  summaries?: PendingSummary[];
+  progress?: ProgressEvent[];
+}
+
+interface Host {
+  counts: Record<string, number>;
+  summaries: Record<string, string | null>;
+}
+
+// Each compress needs at most two rounds (summaries, then counts); a few more absorb messages added
+// while an async summarizer ran (the next round then uses the newer state).
+const MAX_ROUNDS = 8;
+
+type Step<Output> = Generator<PendingSummary[], Output, Array<string | null>>;
+
+/** compress() is synchronous without a summarizer and returns a Promise with one. */
+type Compressed<Async extends boolean> = Async extends true
+  ? Promise<CompressOutcome>
+  : Async extends false
+    ? CompressOutcome
+    : CompressOutcome | Promise<CompressOutcome>;
+
+// The constructor is private to the module: createContextManager builds through this.
+let makeManager: (
+  state: ContextState,
+  usage: ContextUsage,
+  callbacks: ContextCallbacks,
+) => ContextManager;
+
+/**
+ * A running conversation kept under a model's window: add messages, send `view()`, compress when
+ * `shouldCompress()`. The full history is never lost: checkpoints are projections that `undo`
+ * removes, and `toJSON()` / {@link ContextManager.fromJSON} persist everything.
+ *
+ * `Async` is true when a summarizer is configured (`compress()` then returns a Promise).
+ *
+ * @example
+ * const chat = createContextManager({ contextWindow: 8000, promptBudget: 1000, keepLast: 6 });
+ * chat.add({ role: 'user', content: 'hello' });
+ * if (chat.shouldCompress()) chat.compress();
+ * await callModel(chat.view().messages);
+ */
+export class ContextManager<Async extends boolean = boolean> {
+  #state: ContextState;
+  #usage: ContextUsage;
+  readonly #callbacks: ContextCallbacks;
+
+  static {
+    makeManager = (state, usage, callbacks) => new ContextManager(state, usage, callbacks);
+  }
+
+  /** Use {@link createContextManager} or {@link ContextManager.fromJSON}. */
+  private constructor(state: ContextState, usage: ContextUsage, callbacks: ContextCallbacks) {
+    this.#state = state;
+    this.#usage = usage;
+    this.#callbacks = callbacks;
+  }
+
+  /**
+   * Restores a manager from `toJSON()` output (an object or its JSON text). Callbacks are not
+   * serialised: give the same `tokenCounter` the state was counted with (a state counted by the
+   * default counter refuses one, and the other way round).
+   */
+  static fromJSON(
+    state: ContextState | string,
+    callbacks: ContextCallbacks & { summarizer: ContextSummarizer },
+  ): ContextManager<true>;
+  static fromJSON(
+    state: ContextState | string,
+    callbacks?: ContextCallbacks & { summarizer?: undefined | null },
+  ): ContextManager<false>;
+  static fromJSON(state: ContextState | string, callbacks?: ContextCallbacks): ContextManager;
+  static fromJSON(state: ContextState | string, callbacks?: ContextCallbacks): ContextManager {
+    callbacks = callbacksOf(callbacks ?? {});
+    checkCallbacks(callbacks, 'fromJSON()');
+    let copy: ContextState;
+    try {
+      copy = (typeof state === 'string' ? JSON.parse(state) : clone(state)) as ContextState;
+    } catch (error) {
+      throw new CompressError('InvalidInput', 'fromJSON(): the state is not JSON', '/state', {
+        cause: error,
+      });
+    }
+    if (copy === null || typeof copy !== 'object' || copy.config === null) {
+      throw new CompressError(
+        'InvalidInput',
+        'fromJSON(): state.config must be an object',
+        '/state/config',
+      );
+    }
+    if (typeof copy.config !== 'object') {
+      throw new CompressError(
+        'InvalidInput',
+        'fromJSON(): state.config must be an object',
+        '/state/config',
+      );
+    }
+    const counted = copy.config.tokenCounter === true;
+    if (counted !== (callbacks.tokenCounter != null)) {
+      throw new CompressError(
+        'InvalidInput',
+        counted
+          ? 'fromJSON(): this state was counted with a tokenCounter; pass it again'
+          : 'fromJSON(): this state was counted with the default counter; a tokenCounter would ' +
+              'disagree with its counts',
+        '/state/config/tokenCounter',
+      );
+    }
+    copy.config.summarizer = callbacks.summarizer !== undefined;
+    const manager = new ContextManager(copy, undefined as unknown as ContextUsage, callbacks);
+    manager.#usage = manager.#runSync<{ usage: ContextUsage }>('usage', {}).usage;
+    return manager;
+  }
+
+  /** Appends one message to the history (copied; your object is never changed). */
+  add(message: ChatMessage): ContextUsage {
+    return this.#change<{ usage: ContextUsage }>('add', { message }).usage;
+  }
+
+  /** Appends several messages at once (one engine call). */
+  addMany(messages: readonly ChatMessage[]): ContextUsage {
+    if (!Array.isArray(messages)) {
+      throw new CompressError('InvalidInput', 'addMany(): messages must be an array', '/messages');
+    }
+    return this.#change<{ usage: ContextUsage }>('add', { messages }).usage;
+  }
+
+  /** Token accounting of the current view (no engine call). */
+  usage(): ContextUsage {
+    return { ...this.#usage };
+  }
+
+  /** True when the view is over the threshold and a compress can reduce it. */
+  shouldCompress(): boolean {
+    return this.#usage.shouldCompress;
+  }
+
+  /**
+   * Summarises the earliest uncovered range before the kept tail into a new checkpoint, ages and
+   * merges older ones, and validates the new view. Synchronous without a summarizer; a Promise
+   * with one. Check `again` (or `shouldCompress()`) to know whether another call would help.
+   */
+  compress(): Compressed<Async> {
+    const summarizer = this.#callbacks.summarizer;
+    const emitted = { count: 0 };
+    const steps = this.#steps<CompressOutcome>('compress', () => ({ now: this.#now() }), emitted);
+    if (summarizer == null) {
+      const outcome = this.#drive(steps);
+      this.#finish(outcome, emitted);
+      return outcome as Compressed<Async>;
+    }
+    return (async () => {
+      let next = steps.next();
+      while (!next.done) {
+        const replies: Array<string | null> = [];
+        for (const request of next.value) replies.push(await this.#summarize(summarizer, request));
+        next = steps.next(replies);
+      }
+      this.#finish(next.value, emitted);
+      return next.value;
+    })() as Compressed<Async>;
+  }
+
+  /**
+   * Compresses while `shouldCompress()` holds (each pass summarises more), then returns the
+   * outcomes (empty when nothing was due).
+   */
+  compressIfNeeded(): Async extends true ? Promise<CompressOutcome[]> : CompressOutcome[] {
+    type R = Async extends true ? Promise<CompressOutcome[]> : CompressOutcome[];
+    const outcomes: CompressOutcome[] = [];
+    if (this.#callbacks.summarizer == null) {
+      while (this.shouldCompress()) {
+        const outcome = this.compress() as CompressOutcome;
+        outcomes.push(outcome);
+        if (!outcome.compressed) break;
+      }
+      return outcomes as R;
+    }
+    return (async () => {
+      while (this.shouldCompress()) {
+        const outcome = await (this.compress() as Promise<CompressOutcome>);
+        outcomes.push(outcome);
+        if (!outcome.compressed) break;
+      }
+      return outcomes;
+    })() as R;
+  }
+
+  /**
+   * What to send to the model: the system block, one summary message per run of checkpoints
+   * (`metadata.covered_until` = the history index it covers up to) and the raw recent messages.
+   * Valid for OpenAI and Anthropic: no orphaned tool message, roles alternate at the joints.
+   */
+  view(): ContextView {
+    return this.#runSync<ContextView>('view', {});
+  }
+
+  /** Removes a checkpoint: its messages are sent raw again. Throws for an unknown id. */
+  undo(checkpointId: string): UndoOutcome {
+    return this.#change<UndoOutcome>('undo', { checkpoint: checkpointId, now: this.#now() });
+  }
+
+  /** The active checkpoints, oldest range first (copies). */
+  get checkpoints(): Checkpoint[] {
+    return clone(this.#state.checkpoints);
+  }
+
+  /** Merged and undone checkpoints, in the order they left (copies). */
+  get archive(): Checkpoint[] {
+    return clone(this.#state.archive);
+  }
+
+  /** The full history exactly as added (copies). */
+  get history(): ChatMessage[] {
+    return clone(this.#state.messages);
+  }
+
+  /** The whole session as a JSON value: history, checkpoints, archive, log and configuration. */
+  toJSON(): ContextState {
+    return clone(this.#state);
+  }
+
+  #now(): string | number {
+    return this.#callbacks.clock ? this.#callbacks.clock() : new Date().toISOString();
+  }
+
+  /** Runs a state-changing op synchronously and commits its state. */
+  #change<Output extends { usage: ContextUsage }>(
+    op: string,
+    fields: Record<string, unknown>,
+  ): Output {
+    const output = this.#runSync<Output & { state?: ContextState }>(op, fields);
+    this.#commit(output);
+    delete output.state;
+    return output;
+  }
+
+  #commit(output: { state?: ContextState; usage: ContextUsage }): void {
+    if (output.state) this.#state = output.state;
+    this.#usage = output.usage;
+  }
+
+  #runSync<Output>(op: string, fields: Record<string, unknown>): Output {
+    return this.#drive(this.#steps<Output>(op, () => fields, { count: 0 }));
+  }
+
+  /** Drives the steps synchronously; summaries (if asked without a summarizer) fall back. */
+  #drive<Output>(steps: Step<Output>): Output {
+    let next = steps.next();
+    while (!next.done) next = steps.next(next.value.map(() => null));
+    return next.value;
+  }
+
+  /** The op's rounds: counts are answered here, summaries are yielded to the driver. */
+  *#steps<Output>(
+    op: string,
+    fields: () => Record<string, unknown>,
+    emitted: { count: number },
+  ): Step<Output> {
+    const host: Host = { counts: {}, summaries: {} };
+    const request = fields();
+    for (let round = 0; ; round++) {
+      const answer = callSession<Output, Pending>(
+        'contextJson',
+        { op, state: this.#state, ...request, host },
+        `${op}()`,
+      );
+      if (answer.output !== undefined) return answer.output;
+      if (round >= MAX_ROUNDS) {
+        throw new CompressError('Internal', `${op}(): the engine kept asking for answers`);
+      }
+      const pending = answer.pending as Pending;
+      for (const { key, message } of pending.counts ?? []) host.counts[key] = this.#count(message);
+      const summaries = pending.summaries ?? [];
+      if (summaries.length > 0) {
+        this.#emit(pending.progress ?? [], emitted);
+        const replies = yield summaries;
+        summaries.forEach((s, i) => (host.summaries[s.key] = replies[i] ?? null));
+      }
+    }
+  }
+
+  #count(message: ChatMessage): number {
+    const counter = this.#callbacks.tokenCounter;
+    if (counter == null) {
+      throw new CompressError('Internal', 'the engine asked for counts without a tokenCounter');
+    }
+    const n = counter(message);
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+      throw new CompressError(
+        'InvalidInput',
+        `tokenCounter must return a finite non-negative number, got ${String(n)}`,
+        '/tokenCounter',
+      );
+    }
+    return n;
+  }
+
+  async #summarize(summarizer: ContextSummarizer, request: PendingSummary): Promise<string | null> {
+    const { start, end } = request.messageRange;
+    try {
+      const reply = await summarizer(request.text, {
+        budget: request.budget,
+        level: request.level,
+        messageRange: { start, end },
+        messages: clone(this.#state.messages.slice(start, end)),
+      });
+      return typeof reply === 'string' ? reply : null;
+    } catch {
+      return null; // a failing summarizer falls back to the deterministic summary
+    }
+  }
+
+  #emit(progress: readonly ProgressEvent[], emitted: { count: number }): void {
+    const onProgress = this.#callbacks.onProgress;
+    for (; emitted.count < progress.length; emitted.count++) {
+      if (onProgress) onProgress({ ...(progress[emitted.count] as ProgressEvent) });
+    }
+  }
+
+  #finish(outcome: CompressOutcome & { state?: ContextState }, emitted: { count: number }): void {
+    this.#commit(outcome);
+    delete outcome.state;
+    this.#emit(outcome.progress, emitted);
+  }
+}
+
+/**
+ * Creates a context manager. `available = contextWindow − system − promptBudget − safetyMargin`;
+ * compression is due when the conversation exceeds `floor(threshold × available)` (window 6,963,
+ * system 500, prompt 1,000, margin 1,000: available 4,463, due above 3,347 tokens).
+ *
+ * Throws CompressError `InvalidInput` for a bad setting and `BudgetTooSmall` when nothing is left
+ * for the conversation.
+ */
+export function createContextManager(
+  config: ContextManagerConfig & { summarizer: ContextSummarizer },
+): ContextManager<true>;
+export function createContextManager(
+  config: ContextManagerConfig & { summarizer?: undefined | null },
+): ContextManager<false>;
+export function createContextManager(config: ContextManagerConfig): ContextManager;
+export function createContextManager(config: ContextManagerConfig): ContextManager {
+  if (config === null || typeof config !== 'object') {
+    throw new CompressError(
+      'InvalidInput',
+      'createContextManager(): config must be an object',
+      '/config',
+    );
+  }
+  const { tokenCounter, summarizer, onProgress, clock, ...settings } = config;
+  const callbacks = callbacksOf({ tokenCounter, summarizer, onProgress, clock });
+  checkCallbacks(callbacks, 'createContextManager()');
+  const answer = callSession<{ state: ContextState; usage: ContextUsage }>(
+    'contextJson',
+    {
+      op: 'create',
+      config: {
+        ...settings,
+        tokenCounter: callbacks.tokenCounter !== undefined,
+        summarizer: callbacks.summarizer !== undefined,
+      },
+    },
+    'createContextManager()',
+  );
+  const output = answer.output as { state: ContextState; usage: ContextUsage };
+  return makeManager(output.state, output.usage, callbacks);
+}
+
+// ---- stateless utilities ------------------------------------------------------------------------
+
+/**
+ * Folds each native tool-call chain (`assistant(tool_calls) → tool… → assistant`) into one
+ * assistant message with `<details type="tool_calls">` blocks (Open WebUI style). The folded
+ * message keeps what {@link unfoldToolChains} needs to restore the originals byte for byte.
+ */
+export function foldToolChains(messages: readonly ChatMessage[]): ChatMessage[] {
+  return listOp<{ messages: ChatMessage[] }>('fold', { messages }, 'foldToolChains()').messages;
+}
+
+/**
+ * The inverse of {@link foldToolChains}; without its metadata (or after the text was edited) the
+ * details blocks are parsed back into canonical OpenAI messages. Other messages pass through.
+ */
+export function unfoldToolChains(messages: readonly ChatMessage[]): ChatMessage[] {
+  return listOp<{ messages: ChatMessage[] }>('unfold', { messages }, 'unfoldToolChains()').messages;
+}
+
+/**
+ * Recovers progress from a visible list that may contain a summary message (one whose
+ * `metadata.covered_until` is a non-negative integer; the last one is used):
+ * `originalCount = coveredUntil + messages after the summary`,
+ * `target = max(coveredUntil, originalCount − keepLast)`. Refuses a folded list (InvalidInput).
+ */
+export function recoverProgress(messages: readonly ChatMessage[], keepLast = 5): RecoveredProgress {
+  return listOp<RecoveredProgress>('recover', { messages, keepLast }, 'recoverProgress()');
+}
+
+/**
+ * The OpenAI/Anthropic validity problems of a message list: tool results without their call,
+ * calls without results, repeated user/assistant roles, a first message that is not a user's.
+ * An empty array means the list can be sent as it is.
+ */
+export function checkConversation(messages: readonly ChatMessage[]): ConversationIssue[] {
+  return listOp<{ issues: ConversationIssue[] }>('check', { messages }, 'checkConversation()')
+    .issues;
+}
+
+function listOp<Output>(op: string, fields: Record<string, unknown>, caller: string): Output {
+  return callSession<Output>('contextJson', { op, ...fields }, caller).output as Output;
+}
+
+/** The callbacks without null / undefined members (null means "none", as undefined). */
+function callbacksOf(given: ContextCallbacks): ContextCallbacks {
+  const callbacks: ContextCallbacks = {};
+  for (const key of ['tokenCounter', 'summarizer', 'onProgress', 'clock'] as const) {
+    if (given[key] != null) (callbacks as Record<string, unknown>)[key] = given[key];
+  }
+  return callbacks;
+}
+
+function checkCallbacks(callbacks: ContextCallbacks, caller: string): void {
+  for (const key of ['tokenCounter', 'summarizer', 'onProgress', 'clock'] as const) {
+    const value = callbacks[key];
+    if (value !== undefined && typeof value !== 'function') {
+      throw new CompressError('InvalidInput', `${caller}: ${key} must be a function`, `/${key}`);
+    }
+  }
+}
+
+function clone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+// `cce-wasm/context` (browsers, bundlers, Deno): fetches cce-session.wasm beside this file.
+import { compileResponse } from './wasm-load.js';
+import { loadSession } from './session-load.js';
+
+export * from './context-api.js';
+export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
+
+// `new URL('./x', import.meta.url)` is the asset pattern bundlers recognise and copy.
+await loadSession(async () =>
+  compileResponse(await fetch(new URL('./cce-session.wasm', import.meta.url))),
+);

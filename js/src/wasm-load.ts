@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// Loading an Emscripten module (from bytes, a compiled Module or a URL) and re-creating it after a
+// trap; shared by the compress module (load.ts) and the session module (session-load.ts).
+import { CompressError } from './errors.js';
+
+/**
+ * Where `init` gets the engine from; give exactly one. `wasmModule` is what Cloudflare Workers
+ * hand you for `import wasm from 'cce-wasm/cce.wasm'` (they forbid compiling wasm from bytes).
+ */
+export type InitOptions =
+  | { wasmModule: WebAssembly.Module & object; wasmBinary?: never; wasmUrl?: never }
+  | { wasmBinary: ArrayBuffer | ArrayBufferView; wasmModule?: never; wasmUrl?: never }
+  | { wasmUrl: string | URL; wasmModule?: never; wasmBinary?: never };
+
+/** @internal What the Emscripten factories read from their argument (-sINCOMING_MODULE_JS_API). */
+export interface ModuleArg {
+  locateFile?: (path: string, scriptDirectory: string) => string;
+  instantiateWasm?: (
+    imports: WebAssembly.Imports,
+    receiveInstance: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void,
+  ) => WebAssembly.Exports | Record<string, never>;
+  onAbort?: (what: unknown) => void;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}
+
+/** @internal How one module is created and named in error messages. */
+export interface LoaderSpec<M> {
+  /** The Emscripten MODULARIZE factory. */
+  factory: (arg: ModuleArg) => Promise<M>;
+  /** True when the glue finished initialising `module` (its bindings are present). */
+  ready: (module: M) => boolean;
+  /** "the engine": what the messages call the module. */
+  name: string;
+  /** "compress()": what cannot run before the module is loaded. */
+  use: string;
+  /** "init() from cce-wasm/init": how to load it explicitly. */
+  init: string;
+}
+
+/** @internal One module's instance, shared by every caller of the entry that owns it. */
+export interface Loader<M> {
+  /** Loads the module once; later calls share the first load (whatever their source). */
+  load(source: InitOptions | (() => Promise<WebAssembly.Module>)): Promise<void>;
+  /** The live instance; re-instantiated synchronously after a trap dropped it. */
+  engine(): M;
+  /** The live instance, if any, without re-creating one. */
+  currentEngine(): M | undefined;
+  /** Forgets the instance: memory after a trap is not trustworthy. */
+  dropInstance(): void;
+  /** True once an instance exists or can be re-created synchronously. */
+  isLoaded(): boolean;
+}
+
+/** @internal */
+export function createLoader<M>(spec: LoaderSpec<M>): Loader<M> {
+  let compiled: WebAssembly.Module | undefined;
+  let instance: M | undefined;
+  let loading: Promise<void> | undefined;
+  let reloading: Promise<void> | undefined;
+
+  // The glue initialises synchronously when instantiateWasm does, so a trapped instance can be
+  // replaced inside the next (synchronous) call.
+  const instantiateSync = (module: WebAssembly.Module): M => {
+    let failure: unknown;
+    const arg = moduleArg((imports, receiveInstance) => {
+      try {
+        const wasm = new WebAssembly.Instance(module, imports);
+        receiveInstance(wasm, module);
+        return wasm.exports;
+      } catch (error) {
+        failure = error; // the glue would only log it and never finish
+        throw error;
+      }
+    });
+    spec.factory(arg).catch(() => {}); // its ready promise rejects again on any later abort
+    const raw = arg as M;
+    if (failure !== undefined || !spec.ready(raw)) {
+      throw new CompressError(
+        'Internal',
+        `cce-wasm: cannot instantiate ${spec.name}: ${describe(failure)}`,
+        '',
+        { cause: failure },
+      );
+    }
+    return raw;
+  };
+
+  const instantiate = async (module: WebAssembly.Module): Promise<M> => {
+    try {
+      return instantiateSync(module);
+    } catch {
+      // Some hosts refuse synchronous instantiation (browser main threads did for large modules).
+    }
+    return new Promise<M>((resolve, reject) => {
+      const arg = moduleArg((imports, receiveInstance) => {
+        // .catch, not a second .then argument: a throw inside receiveInstance must reject too.
+        WebAssembly.instantiate(module, imports)
+          .then((wasm) => receiveInstance(wasm, module))
+          .catch(reject); // 3.1.6 would otherwise leave its ready promise pending forever
+        return {};
+      });
+      arg.onAbort = (what) =>
+        reject(new CompressError('Internal', `cce-wasm: aborted: ${describe(what)}`));
+      spec.factory(arg).then(() => resolve(arg as M), reject);
+    });
+  };
+
+  return {
+    load(source) {
+      if (compiled) return Promise.resolve();
+      loading ??= (async () => {
+        const module = typeof source === 'function' ? await source() : await compile(source);
+        instance = await instantiate(module);
+        compiled = module;
+      })().catch((error: unknown) => {
+        loading = undefined; // a failed load may be retried, e.g. with another source
+        throw error instanceof CompressError
+          ? error
+          : new CompressError(
+              'Internal',
+              `cce-wasm: cannot load ${spec.name}: ${describe(error)}`,
+              '',
+              { cause: error },
+            );
+      });
+      return loading;
+    },
+    engine() {
+      if (instance) return instance;
+      if (compiled) {
+        try {
+          return (instance = instantiateSync(compiled));
+        } catch (error) {
+          // A host that refuses synchronous instantiation gets the new instance asynchronously.
+          const module = compiled;
+          reloading ??= instantiate(module)
+            .then((fresh) => void (instance = fresh))
+            .catch(() => {})
+            .finally(() => (reloading = undefined));
+          throw error;
+        }
+      }
+      throw new CompressError(
+        'Internal',
+        loading
+          ? `cce-wasm: ${spec.name} is still loading; await init() before calling ${spec.use}`
+          : `cce-wasm: ${spec.name} is not loaded; call ${spec.init} first`,
+      );
+    },
+    currentEngine: () => instance,
+    dropInstance() {
+      instance = undefined;
+    },
+    isLoaded: () => compiled !== undefined,
+  };
+}
+
+async function compile(options: InitOptions): Promise<WebAssembly.Module> {
+  if (options === null || typeof options !== 'object') {
+    throw new CompressError(
+      'InvalidInput',
+      'init(): expected { wasmModule | wasmBinary | wasmUrl }',
+    );
+  }
+  if (options.wasmModule !== undefined) {
+    if (!(options.wasmModule instanceof WebAssembly.Module)) {
+      throw new CompressError('InvalidInput', 'init(): wasmModule must be a WebAssembly.Module');
+    }
+    return options.wasmModule;
+  }
+  if (options.wasmBinary !== undefined)
+    return WebAssembly.compile(options.wasmBinary as BufferSource);
+  if (options.wasmUrl !== undefined) return compileResponse(await fetch(options.wasmUrl));
+  throw new CompressError('InvalidInput', 'init(): expected { wasmModule | wasmBinary | wasmUrl }');
+}
+
+/** @internal Compiles a fetched wasm, streaming when the server sends `application/wasm`. */
+export async function compileResponse(response: Response): Promise<WebAssembly.Module> {
+  if (!response.ok) {
+    throw new CompressError(
+      'Internal',
+      `cce-wasm: fetching ${response.url} failed: HTTP ${response.status}`,
+    );
+  }
+  if (typeof WebAssembly.compileStreaming === 'function') {
+    const fallback = response.clone(); // compileStreaming rejects any other Content-Type
+    try {
+      return await WebAssembly.compileStreaming(response);
+    } catch {
+      return WebAssembly.compile(await fallback.arrayBuffer());
+    }
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+function moduleArg(instantiateWasm: ModuleArg['instantiateWasm']): ModuleArg {
+  const quiet = () => {}; // the abort text reaches the caller inside the CompressError instead
+  return { locateFile: (path) => path, print: quiet, printErr: quiet, instantiateWasm };
+}
+
+function describe(value: unknown): string {
+  return value instanceof Error ? value.message : String(value);
+}
