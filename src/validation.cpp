@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
-#include <unordered_map>
 
 #include "json_io.h"
 #include "jscompat/number.h"
@@ -48,9 +48,7 @@ Result<bool> checkContent(const Message& message, std::size_t i) {
 }
 
 Result<bool> checkMessages(const std::vector<Message>& views) {
-  // Lookup only: iteration order never reaches the output.
-  std::unordered_map<std::u16string_view, std::size_t> firstUse;
-  firstUse.reserve(views.size());
+  std::map<std::u16string_view, std::size_t> firstUse;
   for (std::size_t i = 0; i < views.size(); ++i) {
     const Message& message = views[i];
     // Ids key the verbatim store: 1 and "1" would collide there, so only strings are accepted.
