@@ -528,10 +528,21 @@ export class ContextManager<Async extends boolean = boolean> {
     if (counter == null) {
       throw new CompressError('Internal', 'the engine asked for counts without a tokenCounter');
     }
-    const n = counter(message);
+    let n: unknown;
+    try {
+      n = counter(message);
+    } catch (error) {
+      // As in compress(): the caller's own failure, typed, with the original as the cause.
+      throw new CompressError(
+        'CallbackFailed',
+        `tokenCounter threw: ${error instanceof Error ? error.message : String(error)}`,
+        '/tokenCounter',
+        { cause: error },
+      );
+    }
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
       throw new CompressError(
-        'InvalidInput',
+        'CallbackFailed',
         `tokenCounter must return a finite non-negative number, got ${String(n)}`,
         '/tokenCounter',
       );

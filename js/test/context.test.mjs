@@ -371,7 +371,7 @@ describe('errors', () => {
     assert.equal(manager.history.length, 1);
   });
 
-  test('lets exceptions of the token counter propagate unchanged', () => {
+  test('a throwing token counter is CallbackFailed with the original as cause', () => {
     const boom = new Error('counter failed');
     const manager = createContextManager({
       contextWindow: 2000,
@@ -379,7 +379,10 @@ describe('errors', () => {
         throw boom;
       },
     });
-    assert.throws(() => manager.add({ role: 'user', content: 'x' }), (e) => e === boom);
+    assert.throws(
+      () => manager.add({ role: 'user', content: 'x' }),
+      (e) => e instanceof CompressError && e.code === 'CallbackFailed' && e.cause === boom,
+    );
     assert.equal(manager.history.length, 0, 'a failed add changes nothing');
   });
 });
