@@ -27,9 +27,21 @@ using json::Value;
 
 const char* version() { return CCE_VERSION; }
 
-CompressResult compress(const std::vector<Message>& messages, const CompressOptions& options) {
+namespace {
+
+CompressResult compressViews(const std::vector<Message>& messages, const CompressOptions& options) {
   if (options.tokenBudget) return compressWithBudget(messages, options);
   return runPipeline(messages, options, options.recencyWindow);
+}
+
+}  // namespace
+
+CompressResult compress(const std::vector<Message>& messages, const CompressOptions& options) {
+  // The safe mode reads the text parts of array contents through a working copy (pipeline.h).
+  if (std::optional<std::vector<Message>> views = textViewsOfParts(messages, options)) {
+    return compressViews(*views, options);
+  }
+  return compressViews(messages, options);
 }
 
 std::string errorCodesJson() {

@@ -17,6 +17,7 @@
 #include "pipeline_memo.h"
 #include "provenance.h"
 #include "summarizer.h"
+#include "token_estimate.h"
 #include "tool_output.h"
 
 namespace cce {
@@ -47,10 +48,11 @@ struct Level {
 };
 constexpr Level kLevels[] = {{200, 10}, {100, 5}, {50, 0}};
 
-// The default estimate of an output entry, used while a host counter has not answered (so that a
+// The built-in estimate of an output entry, used while a host counter has not answered (so that a
 // pass goes on and collects every count it needs in one round) and to size stubs while scanning.
-double estimate(const std::vector<Message>& messages, const OutputMessage& m) {
-  return defaultTokenCount(m.content ? m.content->size() : messages[m.source].length());
+double estimate(const std::vector<Message>& messages, const OutputMessage& m,
+                const CompressOptions& options) {
+  return estimateMessageTokens(countedOutput(messages, m), options);
 }
 
 // A summary written by this run that step 2 may shorten.
@@ -249,7 +251,7 @@ class Ladder {
     TokenCount c = countTokens(countedOutput(messages_, m), options_);
     if (c.pending) {
       pending_ = true;
-      return estimate(messages_, m);
+      return estimate(messages_, m, options_);
     }
     return c.value;
   }
@@ -291,15 +293,15 @@ class Ladder {
   // Summaries step 3 replaces whatever step 2 does to them: even with every summary at its
   // smallest possible form the output does not fit, and the scan over those smallest sizes already
   // replaces them (the real scan, over sizes at least as large, goes at least as far and forms the
-  // same runs up to there). Skipping them leaves the final plan unchanged. Only with the default
-  // counter, whose count never grows when the content shrinks.
+  // same runs up to there). Skipping them leaves the final plan unchanged. Only with the built-in
+  // estimates, for which smallestTokens is a true lower bound.
   std::vector<bool> doomedEntries(const std::vector<SummaryEntry>& summaries) {
     std::vector<bool> doomed(result_.messages.size(), false);
     if (options_.tokenCounter || summaries.empty()) return doomed;
     std::vector<double> least = tokens_;
     double total = total_;
     for (const SummaryEntry& s : summaries) {
-      const double smallest = defaultTokenCount(smallestLength(s, result_.messages[s.entry]));
+      const double smallest = smallestTokens(s, result_.messages[s.entry]);
       if (smallest < least[s.entry]) {
         total -= least[s.entry] - smallest;
         least[s.entry] = smallest;
@@ -318,7 +320,19 @@ class Ladder {
     return doomed;
   }
 
-  // A lower bound of any shortened form: the wrapper around an empty text (and the code fences).
+  // A lower bound of the estimate of any shortened form. By length: the wrapper around an empty
+  // text (and the code fences). The script estimate never decreases when a code point is appended,
+  // and every form starts with the wrapper's opening, so that opening's estimate bounds them all.
+  double smallestTokens(const SummaryEntry& s, const OutputMessage& out) const {
+    if (tokenEstimateOf(options_) == TokenEstimate::Chars) {
+      return defaultTokenCount(smallestLength(s, out));
+    }
+    U16 opening = u"[summary: ";
+    if (options_.embedSummaryId) opening = u"[summary#" + out.provenance->summaryId + u": ";
+    return estimateTokens(opening);
+  }
+
+  // The shortest any shortened form can be: the wrapper around an empty text (and the fences).
   std::size_t smallestLength(const SummaryEntry& s, const OutputMessage& out) const {
     const U16* embedded = options_.embedSummaryId ? &out.provenance->summaryId : nullptr;
     if (!s.codeSplit) return formatSummary(U16(), s.end - s.begin, {}, embedded).size();
@@ -339,7 +353,8 @@ class Ladder {
       // A deterministic summary is already at most this long when the pipeline used this budget.
       const std::size_t used = split.prose.size() < 600 ? 200 : 400;
       if (!options_.summarizer && level.budget >= used) return std::nullopt;
-      U16 content = formatSummary(summarize(split.prose, level.budget), 0, {}, embedded);
+      U16 content = formatSummary(
+          summarize(split.prose, level.budget, summarizeRules(options_)), 0, {}, embedded);
       content += u"\n\n";
       for (std::size_t f = 0; f < split.fences.size(); ++f) {
         if (f > 0) content += u"\n\n";
@@ -357,8 +372,9 @@ class Ladder {
       if (i > s.begin) all.push_back(u' ');
       all += messages_[i].content;
     }
-    U16 text = isStructuredOutput(all) ? summarizeStructured(all, level.budget)
-                                       : summarize(all, level.budget);
+    U16 text = isStructuredOutput(all)
+                   ? summarizeStructured(all, level.budget)
+                   : summarize(all, level.budget, summarizeRules(options_));
     std::vector<U16> entities;
     if (level.entities > 0) entities = extractEntities(all, level.entities);
     return formatSummary(text, s.end - s.begin, entities, embedded);
@@ -399,7 +415,10 @@ class Ladder {
       unit.stubbable = true;
       for (std::size_t i = first; i < end; ++i) {
         if (protected_[i]) unit.stubbable = false;
-        if (!unit.carrier && canCarryStub(messages_[i])) unit.carrier = i;
+        // A stub replaces the whole content: a message with content parts does not carry one.
+        if (!unit.carrier && canCarryStub(messages_[i]) && !messages_[i].multimodal) {
+          unit.carrier = i;
+        }
         unit.chars += messages_[i].length();
       }
       units.push_back(unit);
@@ -407,8 +426,11 @@ class Ladder {
     return units;
   }
 
-  // The default count of omissionStub(run.messages, run.chars), without building it.
-  static double estimateStub(const Run& run) {
+  // The built-in estimate of omissionStub(run.messages, run.chars); by length without building it.
+  double estimateStub(const Run& run) const {
+    if (tokenEstimateOf(options_) == TokenEstimate::Script) {
+      return estimateTokens(omissionStub(run.messages, run.chars));
+    }
     auto digits = [](std::size_t v) {
       std::size_t d = 1;
       for (; v >= 10; v /= 10) ++d;

@@ -12,6 +12,7 @@
 #include "pipeline_memo.h"
 #include "provenance.h"
 #include "summarizer.h"
+#include "token_estimate.h"
 #include "tool_output.h"
 
 namespace cce {
@@ -37,14 +38,15 @@ U16 summarizeRequest(const U16& text, std::size_t budget, const CompressOptions&
       return answer.text;
     }
   }
-  return summarize(text, budget);
+  return summarize(text, budget, summarizeRules(options));
 }
 
 // The reference merges consecutive tool results and keeps only the first tool_call_id, orphaning
 // the other calls (spec §14); the safe mode summarises each answer to a tool call on its own.
 bool mergeable(const Message& m, const CompressOptions& options) {
   if (options.compat == Compat::Cce10) return true;
-  return !m.hasToolCallId && !(m.role.isString() && m.role.text == u"tool");
+  // A message with content parts keeps its own parts: merging would have to drop or move them.
+  return !m.hasToolCallId && !(m.role.isString() && m.role.text == u"tool") && !m.multimodal;
 }
 
 std::vector<U16> parentIdsOf(const std::vector<Message>& messages, std::size_t begin,
@@ -140,6 +142,14 @@ const GroupOutcome& memoized(PipelineMemo* memo, std::size_t begin, std::size_t 
 
 }  // namespace
 
+SummarizeRules summarizeRules(const CompressOptions& options) {
+  SummarizeRules rules;
+  // The reference splits sentences at every `.`, cutting `retryConfig.maxAttempts`, `client.ts`
+  // or `v1.2.3` apart (issue 6 item 3); the safe mode keeps them whole.
+  rules.keepIdentifiersWhole = options.compat == Compat::Safe;
+  return rules;
+}
+
 CountedMessage countedOutput(const std::vector<Message>& messages, const OutputMessage& out) {
   CountedMessage counted;
   counted.source = &messages[out.source];
@@ -151,11 +161,79 @@ CountedMessage countedOutput(const std::vector<Message>& messages, const OutputM
   return counted;
 }
 
+TokenEstimate tokenEstimateOf(const CompressOptions& options) {
+  if (options.tokenEstimate) return *options.tokenEstimate;
+  return options.compat == Compat::Safe ? TokenEstimate::Script : TokenEstimate::Chars;
+}
+
+double estimateTextTokens(std::u16string_view text, const CompressOptions& options) {
+  return tokenEstimateOf(options) == TokenEstimate::Script ? estimateTokens(text)
+                                                           : defaultTokenCount(text.size());
+}
+
+std::optional<std::vector<Message>> textViewsOfParts(const std::vector<Message>& messages,
+                                                     const CompressOptions& options) {
+  if (options.compat != Compat::Safe) return std::nullopt;
+  auto isArray = [](const Message& m) { return m.contentKind == Message::ContentKind::Array; };
+  if (std::none_of(messages.begin(), messages.end(), isArray)) return std::nullopt;
+  std::vector<Message> views = messages;
+  for (Message& m : views) {
+    if (!isArray(m)) continue;
+    m.multimodal = true;
+    m.contentIsString = true;
+    m.content.clear();
+    bool first = true;
+    for (const ContentPart& part : m.parts) {
+      if (part.kind != ContentPart::Kind::Text) continue;
+      if (!first) m.content.push_back(u'\n');
+      m.content += part.text;
+      first = false;
+    }
+  }
+  return views;
+}
+
+double nonTextTokens(const Message& message, const CompressOptions& options) {
+  if (!message.multimodal) return 0;
+  const bool script = tokenEstimateOf(options) == TokenEstimate::Script;
+  double images = 0, others = 0;
+  for (const ContentPart& part : message.parts) {
+    if (part.kind == ContentPart::Kind::Image) {
+      ++images;
+    } else if (part.kind == ContentPart::Kind::Other && !script) {
+      others += defaultTokenCount(part.text.size());
+    }
+  }
+  if (script) {
+    if (!message.otherPartsScriptTokens) {
+      double total = 0;
+      for (const ContentPart& part : message.parts) {
+        if (part.kind == ContentPart::Kind::Other) total += estimateTokens(part.text);
+      }
+      message.otherPartsScriptTokens = total;
+    }
+    others = *message.otherPartsScriptTokens;
+  }
+  return images * options.imageTokens + others;
+}
+
+double estimateMessageTokens(const CountedMessage& message, const CompressOptions& options) {
+  const Message& source = *message.source;
+  // A replaced text goes back into the parts (the first text part), the other parts stay.
+  const double parts = nonTextTokens(source, options);
+  if (message.content) return estimateTextTokens(*message.content, options) + parts;
+  if (tokenEstimateOf(options) == TokenEstimate::Chars) {
+    return defaultTokenCount(source.length()) + parts;
+  }
+  if (!source.scriptTokens) {
+    source.scriptTokens = source.contentIsString ? estimateTokens(source.content) : 0;
+  }
+  return *source.scriptTokens + parts;
+}
+
 TokenCount countTokens(const CountedMessage& message, const CompressOptions& options) {
   if (options.tokenCounter) return options.tokenCounter(message);
-  const std::size_t length =
-      message.content ? message.content->size() : message.source->length();
-  return TokenCount{defaultTokenCount(length), false};
+  return TokenCount{estimateMessageTokens(message, options), false};
 }
 
 double countOutputTokens(const std::vector<Message>& messages, const CompressResult& result,
@@ -219,6 +297,14 @@ DedupAnnotations analyzeAllDuplicates(const std::vector<Message>& messages,
   if (options.fuzzyDedup) {
     analyzeFuzzyDuplicates(messages, dedupStart, options.preserve, options.fuzzyThreshold,
                            annotations);
+  }
+  // A message with content parts is never replaced by a reference (its non-text parts would be
+  // lost), nor the target of one (the reference would point at text mixed with images).
+  for (std::size_t i = 0; i < n; ++i) {
+    if (annotations[i] &&
+        (messages[i].multimodal || messages[annotations[i]->duplicateOfIndex].multimodal)) {
+      annotations[i].reset();
+    }
   }
   return annotations;
 }

@@ -6,9 +6,12 @@
 // one group (§2.3) with the size guard. Stats follow §1.5.
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "dedup.h"
+#include "summarizer.h"
 #include "types.h"
 
 namespace cce {
@@ -49,10 +52,40 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
 void computeRatios(const std::vector<Message>& messages, const CompressOptions& options,
                    PipelineMemo* memo, CompressResult& result);
 
+/// The deterministic summariser's rules in this mode (the reference's under compat).
+SummarizeRules summarizeRules(const CompressOptions& options);
+
 /// The token counter's view of one output message.
 CountedMessage countedOutput(const std::vector<Message>& messages, const OutputMessage& out);
 
-/// The counter applied to one (possibly rebuilt) message.
+/// The estimate used without a tokenCounter: options.tokenEstimate, else Script in the safe mode
+/// and Chars (the reference's ceil(len / 3.5)) in compat mode.
+TokenEstimate tokenEstimateOf(const CompressOptions& options);
+
+/// That estimate of a text. Every built-in count (budget decisions, stats, the escalation ladder's
+/// sizing) goes through it.
+double estimateTextTokens(std::u16string_view text, const CompressOptions& options);
+
+/// Safe mode (issue 6 item 5): when some message has an array `content`, a copy of the views in
+/// which each such message is `multimodal`, with its text parts joined by "\n" as its (string)
+/// content; nullopt when there is none or in compat mode (where array content counts as "").
+/// compress() runs on that copy: such messages are classified and summarised by their text, never
+/// merged or deduplicated, and a replaced text goes back into their first text part.
+std::optional<std::vector<Message>> textViewsOfParts(const std::vector<Message>& messages,
+                                                     const CompressOptions& options);
+
+/// The built-in estimate of a multimodal message's non-text parts: options.imageTokens per image,
+/// the text estimate of JSON.stringify(part) for every other part. 0 for other messages.
+double nonTextTokens(const Message& message, const CompressOptions& options);
+
+/// That estimate of one (possibly rebuilt) message, whatever options.tokenCounter is (plus
+/// nonTextTokens of its source). An unchanged
+/// message's script estimate is computed once (Message::scriptTokens), so repeated counts of the
+/// same input, as in a budget search, stay cheap.
+double estimateMessageTokens(const CountedMessage& message, const CompressOptions& options);
+
+/// The counter applied to one (possibly rebuilt) message: options.tokenCounter, else
+/// estimateMessageTokens.
 TokenCount countTokens(const CountedMessage& message, const CompressOptions& options);
 
 /// Σ counter(input message), left to right.

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
 
@@ -139,6 +140,36 @@ Scalar toScalar(const Value* value) {
   return s;
 }
 
+namespace {
+
+// Part types that carry an image: OpenAI chat (`image_url`), Anthropic (`image`), OpenAI
+// responses (`input_image`). js/src/engine.ts encodeParts keeps the same list.
+bool isImagePartType(std::u16string_view type) {
+  return type == u"image_url" || type == u"image" || type == u"input_image";
+}
+
+// What the safe mode reads of one element of an array content (see ContentPart).
+ContentPart describePart(const Value& part) {
+  ContentPart p;
+  const Value* type = part.isObject() ? part.find(u"type") : nullptr;
+  if (type && type->isString()) {
+    const Value* text = type->string == u"text" ? part.find(u"text") : nullptr;
+    if (text && text->isString()) {
+      p.kind = ContentPart::Kind::Text;
+      p.text = text->string;
+      return p;
+    }
+    if (isImagePartType(type->string)) {
+      p.kind = ContentPart::Kind::Image;
+      return p;
+    }
+  }
+  p.text = js::fromUtf8(js::toJson(part));
+  return p;
+}
+
+}  // namespace
+
 Message describeMessage(const Value& object) {
   Message m;
   m.id = toScalar(object.find(u"id"));
@@ -156,6 +187,8 @@ Message describeMessage(const Value& object) {
         const Value* type = part.isObject() ? part.find(u"type") : nullptr;
         if (!type || !type->isString()) m.badPart = j;
       }
+      m.parts.reserve(content->items.size());
+      for (const Value& part : content->items) m.parts.push_back(describePart(part));
     } else {
       m.contentKind = Message::ContentKind::Other;
     }
@@ -270,6 +303,20 @@ Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {
     if (!readNumber(*options, u"tokenBudget", "tokenBudget", value, error)) return error;
     out.tokenBudget = value;
   }
+  if (!readNumber(*options, u"imageTokens", "imageTokens", out.imageTokens, error)) return error;
+  if (out.imageTokens < 0) {
+    return invalid("options.imageTokens must not be negative", "/options/imageTokens");
+  }
+  if (const Value* estimate = options->find(u"tokenEstimate"); estimate && !estimate->isNull()) {
+    if (estimate->isString() && estimate->string == u"script") {
+      out.tokenEstimate = TokenEstimate::Script;
+    } else if (estimate->isString() && estimate->string == u"chars") {
+      out.tokenEstimate = TokenEstimate::Chars;
+    } else {
+      return invalid("options.tokenEstimate must be \"script\" or \"chars\"",
+                     "/options/tokenEstimate");
+    }
+  }
   if (const Value* compat = options->find(u"compat"); compat && !compat->isNull()) {
     if (!compat->isString() || compat->string != u"cce-1.0") {
       return invalid("options.compat must be \"cce-1.0\"", "/options/compat");
@@ -281,12 +328,41 @@ Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {
   return true;
 }
 
+Value partsWithText(const Value& parts, const U16& text) {
+  Value out = Value::array();
+  out.items.reserve(parts.items.size() + 1);
+  bool placed = false;
+  for (const Value& part : parts.items) {
+    if (describePart(part).kind != ContentPart::Kind::Text) {
+      out.items.push_back(part);
+    } else if (!placed) {
+      Value first = part;
+      first.set(u"text", Value::fromString(text));
+      out.items.push_back(std::move(first));
+      placed = true;
+    }
+  }
+  if (!placed) {
+    Value first = Value::object();
+    first.set(u"type", Value::fromString(u"text"));
+    first.set(u"text", Value::fromString(text));
+    out.items.insert(out.items.begin(), std::move(first));
+  }
+  return out;
+}
+
 Value materializeMessage(const OutputMessage& out, const std::vector<json::ValuePtr>& inputs,
                          const std::vector<Message>& views) {
   (void)views;
   const Value& source = *inputs[out.source];
   Value message = out.ensureMetadata ? cloneWithMetadata(source) : source;
-  if (out.content) message.set(u"content", Value::fromString(*out.content));
+  if (out.content) {
+    // Only the safe mode replaces the text of an array content (compat mode counts it as "").
+    const Value* content = source.find(u"content");
+    message.set(u"content", content && content->isArray()
+                                ? partsWithText(*content, *out.content)
+                                : Value::fromString(*out.content));
+  }
   if (out.provenance) {
     const Value* metadata = message.find(u"metadata");
     Value merged = objectFrom(spreadOf(metadata && metadata->truthy() ? metadata : nullptr));

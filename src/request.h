@@ -45,6 +45,11 @@ json::Value materializeCompressResult(const CompressResult& result,
                                       const std::vector<json::ValuePtr>& inputs,
                                       const std::vector<Message>& views);
 
+/// An array content whose text is replaced (safe mode, multimodal messages): the first text part
+/// (`{"type":"text","text":...}`) takes `text` and keeps its other fields, later text parts are
+/// dropped, every other part stays verbatim in its place. Without a text part, one is put first.
+json::Value partsWithText(const json::Value& parts, const std::u16string& text);
+
 /// Builds one output message object from the plan.
 json::Value materializeMessage(const OutputMessage& out, const std::vector<json::ValuePtr>& inputs,
                                const std::vector<Message>& views);

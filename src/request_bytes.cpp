@@ -32,6 +32,7 @@ constexpr std::uint32_t kIdsArray = 1u << 8;
 constexpr std::uint32_t kContentArray = 1u << 9;    // content is an array (of parts, hopefully)
 constexpr std::uint32_t kContentInvalid = 1u << 10; // content is not a string, array or null
 constexpr std::uint32_t kBadPart = 1u << 11;        // + word: index of the first non-part element
+constexpr std::uint32_t kContentParts = 1u << 12;   // + the parts of an array content (readParts)
 
 // Uncompress flags: the element is what JSON.stringify writes as null; the value is falsy.
 constexpr std::uint32_t kJsonNull = 1u << 0;
@@ -120,6 +121,28 @@ bool ByteReader::value(json::Value& out, int depth) {
   }
 }
 
+namespace {
+
+// word n, n × part; part = word kind: 0 text -> string text | 1 image |
+// 2 other -> string JSON.stringify(part).
+bool readParts(ByteReader& in, std::vector<ContentPart>& parts) {
+  std::uint32_t n = 0;
+  if (!in.word(n)) return false;
+  parts.reserve(n < 4096 ? n : 4096);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint32_t kind = 0;
+    if (!in.word(kind) || kind > 2) return false;
+    ContentPart part;
+    part.kind = kind == 0 ? ContentPart::Kind::Text
+                          : kind == 1 ? ContentPart::Kind::Image : ContentPart::Kind::Other;
+    if (kind != 1 && !in.string(part.text)) return false;
+    parts.push_back(std::move(part));
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<BytesCompressRequest> readCompressBytes(std::string_view bytes) {
   ByteReader in(bytes);
   std::uint32_t magic = 0, count = 0;
@@ -182,6 +205,7 @@ Result<BytesCompressRequest> readCompressBytes(std::string_view bytes) {
       m.cceIdsIsArray = true;
       if (!readIds(in, m.cceIds)) return malformed("truncated ids");
     }
+    if ((flags & kContentParts) && !readParts(in, m.parts)) return malformed("truncated parts");
     if (!firstError) request.views.push_back(std::move(m));
   }
 

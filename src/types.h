@@ -25,6 +25,17 @@ struct Scalar {
   bool isString() const { return kind == Kind::String; }
 };
 
+/// One element of an array `content` (OpenAI `text`/`image_url`, Anthropic `text`/`image`/
+/// `tool_use`/`tool_result`/`thinking` blocks). Only the safe mode reads them; compat mode counts
+/// array content as "" like the reference.
+struct ContentPart {
+  enum class Kind : std::uint8_t { Text, Image, Other };
+  Kind kind = Kind::Other;
+  /// Text: the part's `text`; Other: JSON.stringify(part), which its token estimate is taken over;
+  /// Image (`image_url`, `image`, `input_image`): empty, it costs options.imageTokens.
+  U16 text;
+};
+
 /// What the engine reads from one input message (spec §1.2). Everything else about the message
 /// stays with the host, which rebuilds output objects from the plan (see OutputMessage): the JSON
 /// layer from its parsed objects, the JS layer from the caller's own objects.
@@ -49,7 +60,20 @@ struct Message {
   bool cceIdsIsArray = false;
   bool hasToolCallId = false;         // a `tool_call_id` field is present (an answer to a tool call)
 
+  /// The elements of an array `content`, in order (filled by the request readers).
+  std::vector<ContentPart> parts;
+  /// Safe mode, set on the engine's working copy only (see textOfParts in pipeline.h): `content`
+  /// holds the text parts joined with "\n" and `contentIsString` is true, so every stage treats it
+  /// as text; the host puts a replaced text back into the parts.
+  bool multimodal = false;
+
   std::size_t length() const { return contentIsString ? content.size() : 0; }
+
+  /// Script estimate of the content, filled on first use: a budget search counts every unchanged
+  /// message once per run, which must not cost a pass over its text each time.
+  mutable std::optional<double> scriptTokens;
+  /// Script estimate of the Other parts of a multimodal message, filled on first use.
+  mutable std::optional<double> otherPartsScriptTokens;
 };
 
 /// Which behaviour the engine follows.
@@ -58,6 +82,11 @@ struct Message {
 ///    round trip), and statistics describe the final output.
 ///  * Cce10 (`compat: "cce-1.0"`): context-compression-engine 1.0.0 byte for byte.
 enum class Compat { Safe, Cce10 };
+
+/// The built-in token estimate, used when no tokenCounter is given (`options.tokenEstimate`).
+///  * Script: estimateTokens (token_estimate.h), aware of CJK and other scripts; the safe default.
+///  * Chars: the reference's ceil(len / 3.5) over UTF-16 units; the compat default.
+enum class TokenEstimate { Script, Chars };
 
 // ---- hooks: work the host may do on the engine's behalf ------------------------------------------
 
@@ -106,6 +135,11 @@ struct CompressOptions {
   /// the escalation ladder), off in compat mode. An explicit false keeps the plain search.
   std::optional<bool> forceConverge;
   Compat compat = Compat::Safe;
+  /// Unset: Script in the safe mode, Chars in compat mode.
+  std::optional<TokenEstimate> tokenEstimate;
+  /// Safe mode, built-in estimates: the cost of one image part of an array content. 765 is what
+  /// OpenAI charges for a 1024 x 1024 image in high detail (85 + 4 tiles x 170).
+  double imageTokens = 765;
   SummarizeFn summarizer;     // empty: deterministic only (the reference's sync mode)
   TokenCountFn tokenCounter;  // empty: defaultTokenCounter
 };

@@ -52,9 +52,12 @@ std::string list(const std::vector<std::string>& messages) {
 }
 
 // compressJson's output; FAILs on an error envelope.
+// These tests reason in the reference's ceil(len / 3.5) units, so they pin tokenEstimate "chars"
+// (safe_estimate_test.cpp runs the ladder under the default script estimate).
 Value compressed(const std::string& messages, const std::string& options) {
+  const std::string pinned = "{\"tokenEstimate\":\"chars\"," + options.substr(1);
   std::string envelope =
-      cce::compressJson("{\"messages\":" + messages + ",\"options\":" + options + "}");
+      cce::compressJson("{\"messages\":" + messages + ",\"options\":" + pinned + "}");
   cce::Result<Value> parsed = cce::parseJson(envelope);
   REQUIRE(parsed.ok());
   const Value* output = parsed->find(u"output");
@@ -475,6 +478,7 @@ TEST_SUITE("escalation") {
       CAPTURE(c.name);
       auto in = cce::test::messagesFrom(messages);
       cce::CompressOptions o;
+      o.tokenEstimate = cce::TokenEstimate::Chars;
       o.tokenBudget = c.budget;
       o.minRecencyWindow = 6;
       // The search and forceConverge leave it above the budget (everything is in the window).
@@ -571,16 +575,16 @@ TEST_SUITE("escalation") {
   }
 
   TEST_CASE("skipping summaries that will be omitted anyway does not change the plan") {
-    // A custom counter turns the shortcut off; with the default formula the plans must agree.
-    for (std::uint64_t seed = 41; seed <= 50; ++seed) {
+    // A custom counter turns the shortcut off; with the built-in estimates the plans must agree.
+    for (std::uint64_t seed = 41; seed <= 60; ++seed) {
       CAPTURE(seed);
       auto in = cce::test::messagesFrom(generated(seed, 30));
       cce::CompressOptions o;
       o.tokenBudget = 300;
+      o.tokenEstimate = seed % 2 ? cce::TokenEstimate::Chars : cce::TokenEstimate::Script;
       cce::CompressOptions counted = o;
-      counted.tokenCounter = [](const cce::CountedMessage& m) {
-        const std::size_t length = m.content ? m.content->size() : m.source->length();
-        return cce::TokenCount{cce::defaultTokenCount(length), false};
+      counted.tokenCounter = [o](const cce::CountedMessage& m) {
+        return cce::TokenCount{cce::estimateMessageTokens(m, o), false};
       };
       cce::CompressResult a = cce::compress(in.views, o);
       cce::CompressResult b = cce::compress(in.views, counted);

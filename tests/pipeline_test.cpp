@@ -26,6 +26,7 @@ std::string message(const std::string& id, const std::string& role, const std::s
 cce::CompressOptions optionsWith(double recencyWindow) {
   cce::CompressOptions o;
   o.recencyWindow = recencyWindow;
+  o.tokenEstimate = cce::TokenEstimate::Chars;  // the spec's examples count ceil(len / 3.5)
   return o;
 }
 

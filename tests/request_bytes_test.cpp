@@ -29,7 +29,7 @@ using json::Value;
 constexpr std::uint32_t kNotObject = 1, kContent = 2, kToolCalls = 4, kToolCallId = 8,
                         kMetadataTruthy = 16, kMetadataObject = 32, kOriginalTruthy = 64,
                         kSummaryId = 128, kIds = 256, kContentArray = 512,
-                        kContentInvalid = 1024, kBadPart = 2048;
+                        kContentInvalid = 1024, kBadPart = 2048, kContentParts = 4096;
 
 // Writes requests the way js/src/transport.ts does, from JSON values (what the corpus holds).
 struct Writer {
@@ -98,7 +98,7 @@ struct Writer {
     if (content && content->isString()) {
       flags |= kContent;
     } else if (content && content->isArray()) {
-      flags |= kContentArray;
+      flags |= kContentArray | kContentParts;
       for (std::size_t j = 0; j < content->items.size() && !badPart; ++j) {
         const Value& part = content->items[j];
         const Value* type = part.isObject() ? part.find(u"type") : nullptr;
@@ -130,6 +130,27 @@ struct Writer {
     if (flags & kToolCalls) word(static_cast<std::uint32_t>(calls->items.size()));
     if (flags & kSummaryId) string(summaryId->string);
     if (flags & kIds) ids(*idList);
+    if (flags & kContentParts) parts(*content);
+    return *this;
+  }
+
+  // js/src/engine.ts encodeParts: 0 text part + text, 1 image, 2 other + JSON.stringify(part).
+  Writer& parts(const Value& array) {
+    word(static_cast<std::uint32_t>(array.items.size()));
+    for (const Value& part : array.items) {
+      const Value* type = part.isObject() ? part.find(u"type") : nullptr;
+      const Value* text = type && type->isString() && type->string == u"text"
+                              ? part.find(u"text") : nullptr;
+      if (text && text->isString()) {
+        word(0).string(text->string);
+      } else if (type && type->isString() &&
+                 (type->string == u"image_url" || type->string == u"image" ||
+                  type->string == u"input_image")) {
+        word(1);
+      } else {
+        word(2).string(js::fromUtf8(js::toJson(part)));
+      }
+    }
     return *this;
   }
 

@@ -19,6 +19,7 @@ import type {
   CompressionStats,
   CompressOptions,
   CompressResult,
+  ContentPart,
   Message,
   StoreLookup,
   Summarizer,
@@ -85,9 +86,10 @@ const NUMBER_OPTIONS = [
   'tokenBudget',
   'minRecencyWindow',
   'fuzzyThreshold',
+  'imageTokens',
 ] as const;
 const TRUTHY_OPTIONS = ['fuzzyDedup', 'embedSummaryId', 'forceConverge'] as const;
-const PLAIN_OPTIONS = ['preserve', 'dedup', 'compat'] as const;
+const PLAIN_OPTIONS = ['preserve', 'dedup', 'compat', 'tokenEstimate'] as const;
 
 // ---- bytes requests: only what the engine reads crosses the boundary ---------------------------
 
@@ -116,6 +118,60 @@ const IDS = 256;
 const CONTENT_ARRAY = 512;
 const CONTENT_INVALID = 1024;
 const BAD_PART = 2048; // + word: the first element of an array content that is not a part
+const CONTENT_PARTS = 4096; // + the parts of an array content (encodeParts)
+
+// Part kinds of CONTENT_PARTS; the image types are those of src/request.cpp isImagePartType.
+const PART_TEXT = 0;
+const PART_IMAGE = 1;
+const PART_OTHER = 2;
+const IMAGE_PARTS = new Set(['image_url', 'image', 'input_image']);
+
+/** A text part as the engine reads one: `{type: 'text', text: string}`. */
+function isTextPart(part: unknown): part is Obj & { text: string } {
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    (part as Obj).type === 'text' &&
+    typeof (part as Obj).text === 'string'
+  );
+}
+
+/** The parts of an array content: text parts by their text, images by kind only, every other
+ * part as JSON.stringify(part) (the safe mode estimates its tokens over that text). */
+function encodeParts(out: Encoder, parts: unknown[], index: number, safe: boolean): void {
+  out.word(parts.length);
+  for (let j = 0; j < parts.length; j++) {
+    const part = parts[j] as unknown;
+    if (isTextPart(part)) {
+      out.word(PART_TEXT);
+      out.string(part.text);
+    } else if (
+      typeof part === 'object' &&
+      part !== null &&
+      IMAGE_PARTS.has((part as Obj).type as string)
+    ) {
+      out.word(PART_IMAGE);
+    } else {
+      out.word(PART_OTHER);
+      let text: string | undefined;
+      try {
+        text = JSON.stringify(part);
+      } catch (error) {
+        // A cyclic part, or one holding a BigInt. cce-1.0 never reads parts (as the reference);
+        // the default mode must size it, and a part no provider could be sent is a caller bug.
+        if (safe) {
+          throw new CompressError(
+            'InvalidInput',
+            `compress(): messages[${index}].content[${j}] cannot be serialised as JSON ` +
+              `(${error instanceof Error ? error.message : String(error)})`,
+            `/messages/${index}/content/${j}`,
+          );
+        }
+      }
+      out.string(text ?? '');
+    }
+  }
+}
 
 /** An id of `_cce_original.ids`: as JSON would carry an array element (undefined -> null). */
 function encodeIds(out: Encoder, ids: unknown[]): void {
@@ -129,7 +185,7 @@ function encodeIds(out: Encoder, ids: unknown[]): void {
 
 /** What the engine reads of one message: flags, id, role, string content, tool_calls.length and
  * the `_cce_original` fields (the rest stays with the caller's object). */
-function encodeMessage(out: Encoder, message: unknown): void {
+function encodeMessage(out: Encoder, message: unknown, index: number, safe: boolean): void {
   if (typeof message !== 'object' || message === null) {
     out.word(NOT_OBJECT);
     return;
@@ -143,7 +199,7 @@ function encodeMessage(out: Encoder, message: unknown): void {
   if (typeof content === 'string') {
     flags |= CONTENT_STRING;
   } else if (Array.isArray(content)) {
-    flags |= CONTENT_ARRAY;
+    flags |= CONTENT_ARRAY | CONTENT_PARTS;
     for (let j = 0; j < content.length; j++) {
       const part = content[j] as unknown;
       if (typeof part !== 'object' || part === null || typeof (part as Obj).type !== 'string') {
@@ -183,6 +239,7 @@ function encodeMessage(out: Encoder, message: unknown): void {
   if (flags & TOOL_CALLS) out.word((toolCalls as unknown[]).length);
   if (flags & SUMMARY_ID) out.string(summaryId as string);
   if (flags & IDS) encodeIds(out, ids as unknown[]);
+  if (flags & CONTENT_PARTS) encodeParts(out, content as unknown[], index, safe);
 }
 
 /** The options the engine reads, as JSON would carry them (it reports bad types itself). */
@@ -323,15 +380,35 @@ function original(input: readonly Message[], o: PlanOriginal): CceOriginal {
   return result as unknown as CceOriginal;
 }
 
+/** An array content with its text replaced (safe mode): the first text part takes the text,
+ * later text parts are dropped, every other part stays in place (src/request.cpp partsWithText). */
+function partsWithText(parts: unknown[], text: string): unknown[] {
+  const out: unknown[] = [];
+  let placed = false;
+  for (const part of parts) {
+    if (!isTextPart(part)) out.push(part);
+    else if (!placed) {
+      out.push({ ...part, text });
+      placed = true;
+    }
+  }
+  if (!placed) out.unshift({ type: 'text', text });
+  return out;
+}
+
 function build(input: readonly Message[], entry: Entry): Message {
   if (typeof entry === 'number') return input[entry] as Message;
   const source = input[entry.s] as Message;
   if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : source;
   const base = entry.m ? cloneWithMetadata(source) : source;
-  if (entry.o === undefined) return { ...base, content: entry.c };
+  const sourceContent = source.content as unknown;
+  const content: Message['content'] = Array.isArray(sourceContent)
+    ? (partsWithText(sourceContent, entry.c) as ContentPart[])
+    : entry.c;
+  if (entry.o === undefined) return { ...base, content };
   return {
     ...base,
-    content: entry.c,
+    content,
     metadata: { ...base.metadata, _cce_original: original(input, entry.o) },
   };
 }
@@ -366,7 +443,7 @@ class CompressRun {
       out.word(COMPRESS_MAGIC);
       if (Array.isArray(input)) {
         out.word(input.length);
-        for (let i = 0; i < input.length; i++) encodeMessage(out, input[i]);
+        for (let i = 0; i < input.length; i++) encodeMessage(out, input[i], i, this.safe);
       } else {
         out.word(NOT_AN_ARRAY);
       }

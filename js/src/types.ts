@@ -12,12 +12,32 @@ export interface Message {
   index?: number;
   /** Role, matched against `preserve` and used to group consecutive messages. */
   role?: string;
-  /** The only field that is compressed. Non-string content counts as empty and is preserved. */
-  content?: string;
+  /**
+   * The only field that is compressed. An array of content parts ({@link ContentPart}) has its text
+   * parts compressed in the default mode (images and other parts stay verbatim); under
+   * `compat: 'cce-1.0'` non-string content counts as empty and is preserved, as in the reference.
+   */
+  content?: string | ContentPart[];
   /** Carried; compressed messages get `metadata._cce_original` (see {@link CceOriginal}). */
   metadata?: Record<string, unknown>;
   /** A non-empty array keeps the message verbatim. */
   tool_calls?: unknown[];
+  [key: string]: unknown;
+}
+
+/**
+ * One element of an array `content`: OpenAI `{ type: 'text', text }` / `{ type: 'image_url' }`,
+ * Anthropic `text` / `image` / `tool_use` / `tool_result` / `thinking` blocks, any other typed
+ * part.
+ * In the default mode the `text` parts are the message's text (joined with "\n") for
+ * classification and summaries; a summarised message keeps its parts in order, with the summary in
+ * its first text part and its other text parts dropped. For the built-in token estimates an image
+ * part (`image_url`, `image`, `input_image`) costs {@link CompressOptions.imageTokens} and any
+ * other non-text part the estimate of its `JSON.stringify` text.
+ */
+export interface ContentPart {
+  type: string;
+  text?: string;
   [key: string]: unknown;
 }
 
@@ -43,6 +63,9 @@ export type TokenCounter = (message: Message) => number;
  */
 export type CompatMode = 'cce-1.0';
 
+/** The built-in token estimates (see {@link CompressOptions.tokenEstimate}). */
+export type TokenEstimate = 'script' | 'chars';
+
 /** Options of `compress` (spec §1.4); nullish values take the default. */
 export interface CompressOptions {
   /** Roles that are never compressed. Default `['system']`. */
@@ -67,8 +90,26 @@ export interface CompressOptions {
   embedSummaryId?: boolean;
   /** Truncate the longest messages when the budget search cannot fit. Default false. */
   forceConverge?: boolean;
-  /** Default {@link defaultTokenCounter}. */
+  /**
+   * Counts tokens for `tokenBudget` and `token_ratio`. Default: the engine's built-in estimate
+   * chosen by {@link CompressOptions.tokenEstimate} (the reference used
+   * {@link defaultTokenCounter}).
+   */
   tokenCounter?: TokenCounter;
+  /**
+   * The built-in estimate used when there is no `tokenCounter`. `'script'` counts by script (CJK
+   * ideographs, kana and hangul cost about one token each, Latin words, digit groups and
+   * punctuation runs as a BPE tokenizer splits them; within 4-9 % of o200k_base on real chats);
+   * `'chars'` is the reference's `ceil(content.length / 3.5)`, which under-counts CJK 2-3x.
+   * Default `'script'`, and `'chars'` under `compat: 'cce-1.0'`.
+   */
+  tokenEstimate?: TokenEstimate;
+  /**
+   * Default mode, built-in estimates: tokens of one image part of an array content. Default 765,
+   * OpenAI's price of a 1024 x 1024 image in high detail (85 + 4 tiles x 170); use 85 for low
+   * detail, or about width x height / 750 for Anthropic models.
+   */
+  imageTokens?: number;
   /** `'cce-1.0'`: the reference's exact behaviour (this package's addition). Default: safe mode. */
   compat?: CompatMode;
   /**

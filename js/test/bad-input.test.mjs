@@ -170,6 +170,15 @@ describe('structures the engine does not read are data, whatever their shape', (
     for (let i = 0; i < messages.length; i++) assert.equal(restored[i], messages[i]);
   });
 
+  test('a cyclic content part is InvalidInput in the default mode (it must be sized), data in cce-1.0', () => {
+    const part = { type: 'tool_result', content: [] };
+    part.content.push(part);
+    const messages = [m({ id: 'a', content: [{ type: 'text', text: 'hi' }, part] })];
+    rejects(compress, { code: 'InvalidInput', path: '/messages/0/content/1', messages, options: {} });
+    const result = compress(messages, { compat: 'cce-1.0' });
+    assert.equal(result.messages[0], messages[0]);
+  });
+
   test('metadata nested 100,000 levels deep neither overflows the stack nor is lost', () => {
     let deep = { leaf: true };
     for (let i = 0; i < 100_000; i++) deep = { k: deep };
