@@ -976,6 +976,8 @@ ui.download.addEventListener('click', doDownload);
 ui.cancel.addEventListener('click', cancel);
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+    // The shortcut belongs to the compressor tab (tabs.js sets data-tab).
+    if ((document.body.dataset.tab ?? 'compressor') !== 'compressor') return;
     event.preventDefault();
     doCompress();
   }
