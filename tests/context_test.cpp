@@ -13,6 +13,8 @@
 
 #include "context/context_json.h"
 #include "context/tool_groups.h"
+#include "jscompat/string.h"
+#include "token_estimate.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
 #include "json_io.h"
@@ -114,8 +116,16 @@ State stateWith(const Config& config, std::vector<Value> messages) {
   return st;
 }
 
-Config bigWindow(std::size_t keepLast = 5, std::size_t keepFirst = 0) {
+// Most tests reason in the reference's ceil(length / 3.5) (contentOf builds exact token counts);
+// the replays of real sessions below run the default script estimate.
+Config charsConfig() {
   Config c;
+  c.scriptEstimate = false;
+  return c;
+}
+
+Config bigWindow(std::size_t keepLast = 5, std::size_t keepFirst = 0) {
+  Config c = charsConfig();
   c.contextWindow = 1000000;
   c.keepLast = keepLast;
   c.keepFirst = keepFirst;
@@ -173,7 +183,7 @@ TEST_SUITE("context") {
   }
 
   TEST_CASE("triggers strictly above the threshold (3347 no, 3348 yes)") {
-    Config c;
+    Config c = charsConfig();
     c.contextWindow = 6963;
     c.systemPromptTokens = 500;
     c.promptBudget = 1000;
@@ -208,6 +218,53 @@ TEST_SUITE("context") {
     CHECK(u.available == 4500);
     CHECK(u.recent == 47);  // a later system message is part of the conversation
     CHECK(u.total == 547);
+  }
+
+  TEST_CASE("counts Chinese by script by default, where length / 3.5 sees a third of it") {
+    // 700 ideographs: the reference's formula says 200 tokens; BPE tokenizers spend about one
+    // per ideograph, and the default estimate must be in that range, not near 200.
+    std::u16string han;
+    for (int i = 0; i < 100; ++i) han += u"\u4ec0\u4e48\u662f\u4e0a\u4e0b\u6587\u7a97";
+    Config script;
+    script.contextWindow = 100000;
+    Config chars = script;
+    chars.scriptEstimate = false;
+    std::vector<Value> messages = {message("user", cce::js::toUtf8(han))};
+    Host host;
+    const double byScript = usage(stateWith(script, messages), host).conversation;
+    const double byLength = usage(stateWith(chars, messages), host).conversation;
+    CHECK(byLength == 200);
+    CHECK(byScript == cce::estimateTokens(han));
+    CHECK(byScript >= 2 * byLength);
+  }
+
+  TEST_CASE("a deterministic summary of CJK text fits its token budget under the script estimate") {
+    std::u16string han;
+    for (int i = 0; i < 60; ++i) han += u"\u6211\u4eec\u9700\u8981\u6279\u91cf\u63d2\u5165\u3002";
+    Config c;
+    c.contextWindow = 3000;
+    c.keepLast = 1;
+    std::vector<Value> messages;
+    for (int i = 0; i < 8; ++i) {
+      messages.push_back(message(i % 2 ? "assistant" : "user", cce::js::toUtf8(han)));
+    }
+    State st = stateWith(c, messages);
+    Host host;
+    CompressOutcome out = compress(st, Value(), host);
+    REQUIRE(out.checkpoint);
+    CHECK(out.checkpoint->compressedTokens == cce::estimateTokens(out.checkpoint->summary));
+    CHECK(out.checkpoint->compressedTokens < out.checkpoint->originalTokens);
+  }
+
+  TEST_CASE("tokenEstimate is part of the configuration and its state") {
+    Value created = envelopeOutput(cce::contextJson(
+        R"({"op":"create","config":{"contextWindow":1000,"tokenEstimate":"chars"}})"));
+    REQUIRE(created.isObject());
+    CHECK(json(*created.find(u"state")->find(u"config")->find(u"tokenEstimate")) == "\"chars\"");
+    Value byDefault =
+        envelopeOutput(cce::contextJson(R"({"op":"create","config":{"contextWindow":1000}})"));
+    CHECK(json(*byDefault.find(u"state")->find(u"config")->find(u"tokenEstimate")) ==
+          "\"script\"");
   }
 
   TEST_CASE("chooses the level by input size and never gives a lower level a larger budget") {
@@ -596,7 +653,7 @@ TEST_SUITE("context") {
   }
 
   TEST_CASE("keeps fewer recent groups only when the view would not fit otherwise") {
-    Config c;
+    Config c = charsConfig();
     c.contextWindow = 1000;
     c.keepLast = 4;
     // Four kept messages of 300 tokens cannot fit 1000: compress keeps only what fits.
@@ -725,6 +782,8 @@ TEST_SUITE("context") {
         {R"({"op":"create","config":{"contextWindow":1000,"keepLast":2.5}})", "InvalidInput",
          "/config/keepLast"},
         {R"({"op":"create","config":{}})", "InvalidInput", "/config/contextWindow"},
+        {R"({"op":"create","config":{"contextWindow":1000,"tokenEstimate":"bpe"}})",
+         "InvalidInput", "/config/tokenEstimate"},
         {requestWith("add", state, R"(,"messages":[{"role":"user"},7])"), "InvalidInput",
          "/messages/1"},
         {requestWith("add", state, R"(,"messages":[{"content":"x"}])"), "InvalidInput",
@@ -765,10 +824,8 @@ struct ReplayTotals {
   double minAvailable = 1e18, maxAvailable = 0;
 };
 
-double defaultTokens(const Value& m) {
-  const Value* c = m.find(u"content");
-  return c && c->isString() ? cce::defaultTokenCount(c->string.size()) : 0;
-}
+// Sizes the replay windows with the manager's own default count (the script estimate).
+double defaultTokens(const Value& m) { return cce::context::defaultCount(Config{}, m); }
 
 // The window for a conversation: small, but large enough for its largest atomic group plus the
 // summaries and the keepFirst head (a group larger than the window can never fit).
@@ -869,7 +926,9 @@ void checkCheckpoints(const State& st, Violations& bad, const std::string& where
     }
     if (tokens != cp.originalTokens || !ids)
       bad.add(where + ": checkpoint does not match its range");
-    if (cp.compressedTokens != cce::defaultTokenCount(cp.summary.size())) {
+    Value summaryMessage = Value::object();
+    summaryMessage.members.push_back({u"content", Value::fromString(cp.summary)});
+    if (cp.compressedTokens != cce::context::defaultCount(st.config, summaryMessage)) {
       bad.add(where + ": compressedTokens is not the summary's count");
     }
     pos = cp.end;

@@ -29,7 +29,7 @@ export interface ChatMessage {
   [key: string]: unknown;
 }
 
-/** Counts the tokens of one message (sync). Default: `ceil(content.length / 3.5)`. */
+/** Counts the tokens of one message (sync). Default: the built-in estimate (`tokenEstimate`). */
 export type ContextTokenCounter = (message: ChatMessage) => number;
 
 /** What a context summarizer is asked to summarise. */
@@ -86,6 +86,12 @@ export interface ContextSettings {
   maxCheckpoints?: number;
   /** Checkpoints this many compressions old are re-summarised one level lower. Default 2. */
   ageAfter?: number;
+  /**
+   * The built-in count without a `tokenCounter`: `'script'` (default; CJK-aware, the same
+   * estimate as compress's default mode, with array content priced by its parts) or `'chars'`,
+   * the reference's `ceil(content.length / 3.5)`.
+   */
+  tokenEstimate?: 'script' | 'chars';
 }
 
 /** Callbacks of a manager; they are not serialised (give them again to `fromJSON`). */

@@ -21,6 +21,8 @@ const loadReal = (file) =>
   existsSync(new URL(file, REAL)) ? JSON.parse(readFileSync(new URL(file, REAL), 'utf8')) : null;
 
 const json = (value) => JSON.stringify(value);
+// Most tests reason in the reference's formula and pin tokenEstimate: 'chars'; the default
+// script estimate has a test of its own (and the native replays run it).
 const tokens = (m) => (typeof m.content === 'string' ? Math.ceil(m.content.length / 3.5) : 0);
 const deepFreeze = (value) => {
   if (value && typeof value === 'object') {
@@ -69,6 +71,7 @@ function replayConfig(conversation, index) {
   }
   const available = Math.max(1200, 2 * (largest + 100) + 2 * head);
   return {
+    tokenEstimate: 'chars',
     contextWindow: available + system + 1000 + 500,
     promptBudget: 1000,
     safetyMargin: 500,
@@ -166,6 +169,7 @@ function replay(conversation, index, name, totals) {
 describe('budget and trigger', () => {
   test('computes available 4,463 and triggers above 3,347 for the issue window', () => {
     const manager = createContextManager({
+      tokenEstimate: 'chars',
       contextWindow: 6963,
       systemPromptTokens: 500,
       promptBudget: 1000,
@@ -191,7 +195,7 @@ describe('budget and trigger', () => {
 
   test('refuses a window with nothing left for the conversation', () => {
     assert.throws(
-      () => createContextManager({ contextWindow: 1000, promptBudget: 800, safetyMargin: 300 }),
+      () => createContextManager({ tokenEstimate: 'chars', contextWindow: 1000, promptBudget: 800, safetyMargin: 300 }),
       (e) => e instanceof CompressError && e.code === 'BudgetTooSmall',
     );
   });
@@ -227,6 +231,7 @@ describe('compress', () => {
   test('calls an async summarizer with the raw range and reports every stage in order', async () => {
     const events = [];
     const manager = createContextManager({
+      tokenEstimate: 'chars',
       contextWindow: 1200,
       keepLast: 2,
       clock: () => '2025-01-01T00:00:00Z',
@@ -264,6 +269,7 @@ describe('compress', () => {
 
   test('falls back to the deterministic summary when the summarizer fails', async () => {
     const manager = createContextManager({
+      tokenEstimate: 'chars',
       contextWindow: 1200,
       keepLast: 2,
       summarizer: async () => {
@@ -278,7 +284,7 @@ describe('compress', () => {
   });
 
   test('is synchronous without a summarizer and brings the view under the threshold', () => {
-    const manager = createContextManager({ contextWindow: 1200, keepLast: 2 });
+    const manager = createContextManager({ tokenEstimate: 'chars', contextWindow: 1200, keepLast: 2 });
     for (const m of chat(12)) manager.add(m);
     const outcomes = manager.compressIfNeeded();
     assert.ok(Array.isArray(outcomes) && outcomes.length >= 1);
@@ -292,6 +298,7 @@ describe('compress', () => {
   test('uses a token counter for every message and for the budget', () => {
     const counted = [];
     const manager = createContextManager({
+      tokenEstimate: 'chars',
       contextWindow: 1000,
       keepLast: 2,
       tokenCounter: (m) => {
@@ -310,7 +317,7 @@ describe('compress', () => {
 
 describe('serialisation and undo', () => {
   test('round-trips through toJSON / fromJSON (object and text) and keeps working', () => {
-    const manager = createContextManager({ contextWindow: 1200, keepLast: 2, clock: () => 1 });
+    const manager = createContextManager({ tokenEstimate: 'chars', contextWindow: 1200, keepLast: 2, clock: () => 1 });
     for (const m of chat(12)) manager.add(m);
     manager.compress();
     const text = JSON.stringify(manager);
@@ -325,7 +332,7 @@ describe('serialisation and undo', () => {
   });
 
   test('undo restores the raw messages of a checkpoint and archives it', () => {
-    const manager = createContextManager({ contextWindow: 1200, keepLast: 2 });
+    const manager = createContextManager({ tokenEstimate: 'chars', contextWindow: 1200, keepLast: 2 });
     const messages = chat(12);
     for (const m of messages) manager.add(m);
     const before = JSON.stringify(manager.view().messages);
@@ -339,7 +346,7 @@ describe('serialisation and undo', () => {
   });
 
   test('refuses a state counted by another counter', () => {
-    const manager = createContextManager({ contextWindow: 2000, tokenCounter: () => 1 });
+    const manager = createContextManager({ tokenEstimate: 'chars', contextWindow: 2000, tokenCounter: () => 1 });
     assert.throws(
       () => ContextManager.fromJSON(manager.toJSON()),
       (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path !== undefined,
@@ -350,7 +357,7 @@ describe('serialisation and undo', () => {
 
 describe('errors', () => {
   test('reports bad input with a code and a path and stays usable', () => {
-    const manager = createContextManager({ contextWindow: 2000 });
+    const manager = createContextManager({ tokenEstimate: 'chars', contextWindow: 2000 });
     assert.throws(
       () => manager.add('not a message'),
       (e) => e instanceof CompressError && e.code === 'InvalidInput' && typeof e.path === 'string',
@@ -360,11 +367,11 @@ describe('errors', () => {
       (e) => e instanceof CompressError && e.code === 'InvalidInput',
     );
     assert.throws(
-      () => createContextManager({ contextWindow: 'big' }),
+      () => createContextManager({ tokenEstimate: 'chars', contextWindow: 'big' }),
       (e) => e instanceof CompressError && e.path === '/config/contextWindow',
     );
     assert.throws(
-      () => createContextManager({ contextWindow: 2000, summarizer: 'llm' }),
+      () => createContextManager({ tokenEstimate: 'chars', contextWindow: 2000, summarizer: 'llm' }),
       (e) => e instanceof CompressError && e.path === '/summarizer',
     );
     manager.add({ role: 'user', content: 'still works' });
@@ -374,6 +381,7 @@ describe('errors', () => {
   test('a throwing token counter is CallbackFailed with the original as cause', () => {
     const boom = new Error('counter failed');
     const manager = createContextManager({
+      tokenEstimate: 'chars',
       contextWindow: 2000,
       tokenCounter: () => {
         throw boom;
@@ -384,6 +392,19 @@ describe('errors', () => {
       (e) => e instanceof CompressError && e.code === 'CallbackFailed' && e.cause === boom,
     );
     assert.equal(manager.history.length, 0, 'a failed add changes nothing');
+  });
+});
+
+describe('default count', () => {
+  test('counts Chinese by script, where length / 3.5 sees a third of it', () => {
+    const han = '什么是上下文窗口'.repeat(80); // 640 ideographs: 183 by length / 3.5
+    const byScript = createContextManager({ contextWindow: 100000 });
+    const byLength = createContextManager({ contextWindow: 100000, tokenEstimate: 'chars' });
+    byScript.add({ role: 'user', content: han });
+    byLength.add({ role: 'user', content: han });
+    assert.equal(byLength.usage().conversation, Math.ceil(han.length / 3.5));
+    assert.ok(byScript.usage().conversation >= 2 * byLength.usage().conversation);
+    assert.equal(byScript.toJSON().config.tokenEstimate, 'script');
   });
 });
 

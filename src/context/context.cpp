@@ -12,6 +12,7 @@
 #include "jscompat/number.h"
 #include "jscompat/string.h"
 #include "summarizer.h"
+#include "token_estimate.h"
 #include "types.h"
 
 namespace cce::context {
@@ -87,9 +88,38 @@ struct Frame {
 
 // ---- counting -----------------------------------------------------------------------------------
 
-double defaultCount(const Value& message) {
-  const U16* content = stringContent(message);
-  return content ? defaultTokenCount(content->size()) : 0;
+// OpenAI's cost of one high-detail 1024x1024 image, as compress's default `imageTokens`.
+constexpr double kImagePartTokens = 765;
+
+bool isImagePart(const Value& type) {
+  return type.isString() &&
+         (type.string == u"image_url" || type.string == u"image" || type.string == u"input_image");
+}
+
+// The built-in counts: the reference's length formula over string content, or the script-aware
+// estimate, which also prices array content like compress's default mode (text parts by their
+// text, images at a flat rate, other parts by their JSON).
+double builtInCount(const Config& config, const Value& message) {
+  const Value* content = message.find(u"content");
+  if (!content) return 0;
+  if (!config.scriptEstimate) {
+    return content->isString() ? defaultTokenCount(content->string.size()) : 0;
+  }
+  if (content->isString()) return estimateTokens(content->string);
+  if (!content->isArray()) return 0;
+  double tokens = 0;
+  for (const Value& part : content->items) {
+    const Value* type = part.isObject() ? part.find(u"type") : nullptr;
+    const Value* text = part.isObject() ? part.find(u"text") : nullptr;
+    if (type && type->isString() && type->string == u"text" && text && text->isString()) {
+      tokens += estimateTokens(text->string);
+    } else if (type && isImagePart(*type)) {
+      tokens += kImagePartTokens;
+    } else {
+      tokens += estimateTokens(js::fromUtf8(js::toJson(part)));
+    }
+  }
+  return tokens;
 }
 
 void requestCount(Host& host, std::string key, const Value& message) {
@@ -102,7 +132,7 @@ void requestCount(Host& host, std::string key, const Value& message) {
 // A count from the default counter, the state's cache, or the host's answers (else pending, 0).
 double countMessage(const Config& config, const std::map<std::string, double>* cache, Host& host,
                     const Value& message) {
-  if (!config.tokenCounter) return defaultCount(message);
+  if (!config.tokenCounter) return builtInCount(config, message);
   std::string key = countKey(message);
   if (cache) {
     if (auto it = cache->find(key); it != cache->end()) return it->second;
@@ -474,6 +504,17 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
   }
   out.ready = true;
   out.text = deterministicSummary(f.st.messages, start, end, budget);
+  // deterministicSummary sizes by characters (3.5 per token); text that costs more per character
+  // under the script estimate (CJK: about one token each) is summarised again to fit.
+  if (f.st.config.scriptEstimate && !f.st.config.tokenCounter) {
+    double scale = 1;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const double tokens = estimateTokens(out.text);
+      if (tokens <= budget || tokens == 0) break;
+      scale *= budget / tokens * 0.95;
+      out.text = deterministicSummary(f.st.messages, start, end, budget * scale);
+    }
+  }
   return out;
 }
 
@@ -981,6 +1022,10 @@ Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Ho
   if (host.pending()) return out;
   st.ledger = std::move(next);
   return out;
+}
+
+double defaultCount(const Config& config, const Value& message) {
+  return builtInCount(config, message);
 }
 
 }  // namespace cce::context

@@ -94,6 +94,9 @@ struct Config {
   std::size_t ageAfter = 2;
   bool tokenCounter = false;  // counts come from the host
   bool summarizer = false;    // summaries come from the host (deterministic fallback)
+  /// Without a host counter: the script-aware estimate (token_estimate.h, the compress default
+  /// mode's) or the reference's ceil(length / 3.5) ("tokenEstimate": "script" | "chars").
+  bool scriptEstimate = true;
 };
 
 struct Checkpoint {
@@ -153,6 +156,8 @@ struct Host {
 };
 /// The key under which the host answers a count: "c" + FNV-1a-64 (hex) of the message's JSON.
 std::string countKey(const Value& message);
+/// The built-in count of one message under `config` (used when config.tokenCounter is false).
+double defaultCount(const Config& config, const Value& message);
 
 // ---- results ----------------------------------------------------------------------------------
 

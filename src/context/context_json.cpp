@@ -100,6 +100,14 @@ Result<Config> parseConfig(const Value* value, const std::string& path) {
       r.count(u"maxCheckpoints", c.maxCheckpoints) && r.count(u"ageAfter", c.ageAfter) &&
       r.boolean(u"tokenCounter", c.tokenCounter) && r.boolean(u"summarizer", c.summarizer);
   if (!r.ok) return r.error;
+  if (const Value* estimate = value->find(u"tokenEstimate"); estimate && !estimate->isNull()) {
+    if (estimate->isString() && (estimate->string == u"script" || estimate->string == u"chars")) {
+      c.scriptEstimate = estimate->string == u"script";
+    } else {
+      return invalid("config.tokenEstimate must be \"script\" or \"chars\"",
+                     path + "/tokenEstimate");
+    }
+  }
   if (Result<bool> ok = checkConfig(c); !ok) {
     Error e = ok.error();
     if (e.path.rfind("/config", 0) == 0) e.path = path + e.path.substr(7);
@@ -124,6 +132,8 @@ Value configJson(const Config& c) {
   o.members.push_back({u"ageAfter", size(c.ageAfter)});
   o.members.push_back({u"tokenCounter", Value::fromBool(c.tokenCounter)});
   o.members.push_back({u"summarizer", Value::fromBool(c.summarizer)});
+  o.members.push_back(
+      {u"tokenEstimate", Value::fromString(c.scriptEstimate ? u"script" : u"chars")});
   return o;
 }
 
