@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+// Property tests (fast-check): random conversations x random options through the built package.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+
+import { compress, uncompress } from 'cce-wasm';
+import fc from 'fast-check';
+
+import {
+  cases,
+  compatOptions,
+  conversation,
+  options,
+  runs,
+  safeOptions,
+  SEED,
+  unbudgetedOptions,
+} from './support/arbitraries.mjs';
+import { deepFreeze } from './support/freeze.mjs';
+import {
+  missingCli,
+  nativeCompress,
+  nativeUncompress,
+  scratchDir,
+  wasmAnswer,
+} from './support/native.mjs';
+
+const started = performance.now();
+after(() =>
+  console.log(`properties.test.mjs: ${((performance.now() - started) / 1000).toFixed(1)} s`),
+);
+
+/**
+ * Runs `property` with the fixed (or FC_SEED) seed and prints how many runs it made. A failure
+ * writes the counterexample to a JSON file (they can be megabytes) and reports a short message.
+ */
+function holds(name, runsByDefault, property) {
+  const numRuns = runs(runsByDefault);
+  const details = fc.check(property, { seed: SEED, numRuns });
+  console.log(`property "${name}": ${details.numRuns} runs, seed ${SEED}`);
+  if (details.failed) throw failure(name, details);
+}
+
+async function holdsAsync(name, runsByDefault, property) {
+  const numRuns = runs(runsByDefault);
+  const details = await fc.check(property, { seed: SEED, numRuns });
+  console.log(`property "${name}": ${details.numRuns} runs, seed ${SEED}`);
+  if (details.failed) throw failure(name, details);
+}
+
+function failure(name, details) {
+  const file = join(tmpdir(), `cce-property-${name.replace(/\W+/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(details.counterexample, null, 1));
+  const cause = details.errorInstance;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new Error(
+    `property "${name}" failed after ${details.numRuns} runs (seed ${details.seed}, path ` +
+      `"${details.counterexamplePath}"); counterexample [input, options] in ${file}:\n` +
+      message.slice(0, 3000),
+  );
+}
+
+/**
+ * An input that is the output of an earlier compress (with `firstOptions`), followed by fresh
+ * messages whose ids cannot collide with the earlier round's.
+ */
+function recompressedWith(firstOptions) {
+  return fc
+    .tuple(conversation(), firstOptions, conversation({ maxTurns: 4, prefix: 'n' }))
+    .map(([first, o, fresh]) => [...compress(first, o).messages, ...fresh]);
+}
+
+/** Outputs of any earlier round (either mode) fed back in. */
+const recompressed = recompressedWith(options);
+
+/** Fresh conversations and already-compressed ones. */
+const anyInput = fc.oneof({ weight: 3, arbitrary: conversation() }, recompressed);
+
+/** The same, but earlier rounds in safe mode: cce-1.0 output may already orphan tool results. */
+const safeInput = fc.oneof({ weight: 3, arbitrary: conversation() }, recompressedWith(safeOptions));
+
+const MARKERS = ['[summary:', '[summary#', '[truncated'];
+
+/** Rule 4/5 of spec §2.1: short messages and compression markers at index 0 are preserved. */
+function preservedOnRecompress(m) {
+  const c = typeof m.content === 'string' ? m.content : '';
+  return c.length < 120 || MARKERS.some((marker) => c.startsWith(marker));
+}
+
+/** compat forceConverge adds `metadata: {}` to every message (spec §9.3, §14): ignore that. */
+function withoutEmptyMetadata(messages) {
+  return messages.map((m) => {
+    const { metadata, ...rest } = m;
+    return metadata !== null &&
+      typeof metadata === 'object' &&
+      Object.keys(metadata).length === 0
+      ? rest
+      : m;
+  });
+}
+
+/** Every call id of an assistant message is answered by exactly one later tool message, and
+ * every tool message answers a call. */
+function assertToolPairs(messages, what) {
+  const answered = new Map(); // call id -> number of results seen after the call
+  for (const m of messages) {
+    if (Array.isArray(m.tool_calls)) {
+      for (const call of m.tool_calls) {
+        assert.ok(!answered.has(call.id), `${what}: call ${call.id} appears twice`);
+        answered.set(call.id, 0);
+      }
+    }
+    if (m.role === 'tool') {
+      assert.ok(
+        answered.has(m.tool_call_id),
+        `${what}: tool message ${m.id} answers ${m.tool_call_id}, which no earlier message calls`,
+      );
+      answered.set(m.tool_call_id, answered.get(m.tool_call_id) + 1);
+    }
+  }
+  for (const [id, n] of answered) assert.equal(n, 1, `${what}: call ${id} has ${n} results`);
+}
+
+describe('round trip', () => {
+  test('safe mode: uncompress(compress(x)) gives back x exactly', () => {
+    holds('safe round trip', 2500, fc.property(cases(anyInput, safeOptions), ([input, o]) => {
+      const r = compress(input, o);
+      assert.deepStrictEqual(uncompress(r.messages, r.verbatim).messages, input);
+    }));
+  });
+
+  test('cce-1.0: exact, except the metadata: {} that forceConverge adds (spec §9.3)', () => {
+    const arbitrary = cases(conversation(), compatOptions);
+    holds('cce-1.0 round trip', 1500, fc.property(arbitrary, ([input, o]) => {
+      const r = compress(input, o);
+      const restored = uncompress(r.messages, r.verbatim).messages;
+      if (o.forceConverge && o.tokenBudget != null) {
+        assert.deepStrictEqual(withoutEmptyMetadata(restored), withoutEmptyMetadata(input));
+      } else {
+        assert.deepStrictEqual(restored, input);
+      }
+    }));
+  });
+
+  test('cce-1.0 without forceConverge: already-compressed input round-trips too', () => {
+    holds('cce-1.0 round trip of re-compressed input', 800, fc.property(
+      cases(recompressed, compatOptions.map(({ forceConverge, ...o }) => o)),
+      ([input, o]) => {
+        const r = compress(input, o);
+        assert.deepStrictEqual(uncompress(r.messages, r.verbatim).messages, input);
+      },
+    ));
+  });
+});
+
+describe('determinism', () => {
+  test('two calls with the same input and options give identical results', () => {
+    holds('determinism', 1200, fc.property(cases(anyInput, options), ([input, o]) => {
+      const a = compress(input, o);
+      const b = compress(input, o);
+      assert.equal(JSON.stringify(a), JSON.stringify(b));
+      assert.deepStrictEqual(a, b);
+      const ua = uncompress(a.messages, a.verbatim, { recursive: true });
+      assert.deepStrictEqual(uncompress(b.messages, b.verbatim, { recursive: true }), ua);
+    }));
+  });
+});
+
+describe('re-compression (spec §1.6.1)', () => {
+  test('summaries, truncations and short messages come back as the same objects', () => {
+    holds('re-compression keeps compressed output', 1200, fc.property(
+      conversation(),
+      unbudgetedOptions,
+      (input, o) => {
+        const first = compress(input, o).messages;
+        const second = compress(first, o).messages;
+        const kept = new Set(second);
+        for (const m of first) {
+          if (preservedOnRecompress(m)) {
+            const text = JSON.stringify(m.content).slice(0, 60);
+            assert.ok(kept.has(m), `message ${m.id} (${text}) changed`);
+          }
+        }
+        // ... and in their original order.
+        const order = second.filter((m) => first.includes(m));
+        assert.deepStrictEqual(order, first.filter((m) => second.includes(m)));
+      },
+    ));
+  });
+
+  test('with everything preserved by role, a second compress changes nothing', () => {
+    holds('re-compression of a fully preserved output', 300, fc.property(
+      conversation(),
+      unbudgetedOptions,
+      (input, o) => {
+        const all = { ...o, preserve: ['system', 'user', 'assistant', 'tool'] };
+        const first = compress(input, all);
+        assert.deepStrictEqual(first.messages, input);
+        assert.equal(first.compression.messages_compressed, 0);
+      },
+    ));
+  });
+});
+
+describe('statistics (spec §1.5)', () => {
+  test('cce-1.0: compressed + deduped + fuzzy-deduped + preserved = input messages', () => {
+    holds('cce-1.0 stats add up', 1200, fc.property(
+      cases(anyInput, compatOptions),
+      ([input, o]) => {
+        const c = compress(input, o).compression;
+        const sum =
+          c.messages_compressed +
+          (c.messages_deduped ?? 0) +
+          (c.messages_fuzzy_deduped ?? 0) +
+          c.messages_preserved;
+        assert.equal(sum, input.length, JSON.stringify(c));
+      },
+    ));
+  });
+});
+
+describe('safe mode tool calls', () => {
+  test('every tool call keeps exactly one result and no result loses its call', () => {
+    holds('safe tool pairs', 2500, fc.property(cases(safeInput, safeOptions), ([input, o]) => {
+      assertToolPairs(input, 'input'); // the generator's own invariant
+      assertToolPairs(compress(input, o).messages, 'output');
+    }));
+  });
+});
+
+describe('the caller input is never mutated', () => {
+  test('compress and uncompress leave deep-frozen inputs as they were', () => {
+    holds('no mutation (sync)', 1200, fc.property(cases(anyInput, options), ([input, o]) => {
+      const snapshot = structuredClone(input);
+      deepFreeze(input);
+      deepFreeze(o);
+      const r = deepFreeze(compress(input, o));
+      const rSnapshot = structuredClone(r);
+      uncompress(r.messages, r.verbatim, { recursive: true });
+      uncompress(r.messages, (id) => r.verbatim[id]);
+      assert.deepStrictEqual(input, snapshot);
+      assert.deepStrictEqual(r, rSnapshot);
+    }));
+  });
+
+  test('the summarizer path leaves deep-frozen inputs as they were', async () => {
+    const summarizers = [
+      (text) => text.slice(0, text.length >> 1),
+      async (text) => `short: ${text.slice(0, 40)}`,
+      () => {
+        throw new Error('llm down');
+      },
+      () => 42,
+    ];
+    await holdsAsync('no mutation (summarizer)', 300, fc.asyncProperty(
+      cases(anyInput, options),
+      fc.constantFrom(...summarizers),
+      async ([input, o], summarizer) => {
+        const snapshot = structuredClone(input);
+        deepFreeze(input);
+        const r = await compress(input, { ...o, summarizer });
+        uncompress(r.messages, r.verbatim);
+        assert.deepStrictEqual(input, snapshot);
+      },
+    ));
+  });
+});
+
+describe('native build == wasm build', () => {
+  test('lone surrogates reach the CLI as \\udXXX escapes and come back the same', (t) => {
+    const missing = missingCli();
+    if (missing) assert.fail(missing);
+    const { dir, remove } = scratchDir();
+    t.after(remove);
+    const file = join(dir, 'request.json');
+    const sentence = 'The deployment pipeline retried the upload before the node answered. ';
+    const input = [
+      { id: 'a', role: 'user', content: `${sentence.repeat(3)}\ud800 high, low \udc00` },
+      { id: 'b', role: 'assistant', content: `\udbff${sentence.repeat(4)}\ud83d` },
+      { id: 'c', role: 'user', content: 'ok \udfff' },
+    ];
+    // JSON.stringify (ES2019) writes a lone surrogate as an escape, so the file is valid UTF-8.
+    assert.ok(JSON.stringify(input).includes('\\ud800'));
+    for (const o of [{ recencyWindow: 0 }, { recencyWindow: 0, compat: 'cce-1.0' }]) {
+      const wasm = wasmAnswer(compress, input, o);
+      assert.ok(wasm.ok);
+      assert.deepStrictEqual(nativeCompress(file, input, o), wasm);
+      const r = JSON.parse(wasm.text);
+      assert.ok(r.messages.some((m) => m.content.startsWith('[summary')), 'something compressed');
+      assert.equal(r.messages.at(-1).content, 'ok \udfff');
+      assert.deepStrictEqual(uncompress(r.messages, r.verbatim).messages, input);
+    }
+  });
+
+  test('build/cce prints JSON.stringify of the wasm compress and uncompress results', (t) => {
+    const missing = missingCli();
+    if (missing) assert.fail(missing); // CI builds the CLI first: its absence is a failure
+    const { dir, remove } = scratchDir();
+    t.after(remove);
+    const file = join(dir, 'request.json');
+    holds('native == wasm', 1000, fc.property(
+      cases(anyInput, options),
+      fc.boolean(),
+      ([input, o], recursive) => {
+        const wasm = wasmAnswer(compress, input, o);
+        assert.deepStrictEqual(nativeCompress(file, input, o), wasm);
+        if (!wasm.ok) return;
+        const r = JSON.parse(wasm.text);
+        assert.deepStrictEqual(
+          nativeUncompress(file, r.messages, r.verbatim, recursive),
+          wasmAnswer(() => uncompress(r.messages, r.verbatim, { recursive })),
+        );
+      },
+    ));
+  });
+});
