@@ -5,7 +5,7 @@
 // through wasm, the size budget, the native tests under sanitizers, a short fuzz run — then one
 // closing line with the summed counts.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +38,14 @@ const counters = {
   },
 };
 
+// *.test.mjs only: a directory argument would also run the test helpers in js/test/support.
+function testFiles(dir) {
+  return readdirSync(join(root, dir))
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort()
+    .map((f) => `${dir}/${f}`);
+}
+
 const steps = [
   { name: 'setup (system packages, npm ci)', cmd: 'bash', args: ['scripts/setup.sh'] },
   { name: 'native build', cmd: 'cmake', args: ['-S', '.', '-B', 'build', '-DCMAKE_BUILD_TYPE=Release'] },
@@ -47,8 +55,8 @@ const steps = [
   { name: 'native conformance (scale session)', cmd: 'build/cce', args: ['conformance', join(shared, 'conformance/scale')], count: 'plain' },
   { name: 'wasm + js build', cmd: 'npm', args: ['run', '--silent', 'build'] },
   { name: 'type checks (tsc --strict)', cmd: 'npm', args: ['run', '--silent', 'typecheck'] },
-  { name: 'js tests (api, runtimes, package)', cmd: 'node', args: ['--test', 'js/test/'], count: 'nodeTest' },
-  { name: 'demo tests (samples, chromium e2e)', cmd: 'node', args: ['--test', 'demo/test/'], count: 'nodeTest' },
+  { name: 'js tests (api, runtimes, package)', cmd: 'node', args: ['--test', ...testFiles('js/test')], count: 'nodeTest' },
+  { name: 'demo tests (samples, chromium e2e)', cmd: 'node', args: ['--test', ...testFiles('demo/test')], count: 'nodeTest' },
   { name: 'wasm conformance (public corpus)', cmd: 'node', args: ['scripts/conformance.mjs', join(shared, 'conformance/public')], count: 'plain' },
   { name: 'wasm conformance (scale session)', cmd: 'node', args: ['scripts/conformance.mjs', '--scale', join(shared, 'conformance/scale')], count: 'plain' },
   { name: 'size budget', cmd: 'node', args: ['scripts/check-size.mjs'] },
