@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The package in real runtimes: Deno, Cloudflare workerd (miniflare) and headless Chromium.
+// The package in real runtimes: Deno, Cloudflare workerd (miniflare) and headless Chromium, for the
+// compress entry and for the session entries (context manager, compaction).
 // A missing runtime skips its test locally but fails it in CI (CI=true), so CI cannot pass by skipping.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -27,6 +28,117 @@ const INPUT = JSON.stringify({
   options: { ...corpusCase.input.options, compat: 'cce-1.0' },
 });
 const EXPECTED = JSON.stringify(corpusCase.expected.compress);
+
+// The session workload (cce-wasm/context, cce-wasm/compaction), the same in every runtime: a chat
+// replayed into a context manager, compressing whenever due, and an OpenAI history compacted with
+// the default profile. 'chars' counts ceil(length / 3.5), so each 350-code-unit message is 100
+// tokens: available 1,000, threshold floor(0.75 × 1,000) = 750, first exceeded by the 8th message.
+const CHAT = Array.from({ length: 10 }, (_, i) => ({
+  role: i % 2 ? 'assistant' : 'user',
+  content: `${i}: the deploy failed on host ${i}, café ☕ 😀 — `.padEnd(350, 'lorem ipsum '),
+}));
+const CONTEXT = { tokenEstimate: 'chars', contextWindow: 1000, keepLast: 2 };
+/** Five turns: a request, a reasoning tool call, its result, an answer. */
+const HISTORY = [0, 1, 2, 3, 4].flatMap((turn) => [
+  { role: 'user', content: `task ${turn}: read f${turn}` },
+  {
+    role: 'assistant',
+    content: null,
+    reasoning_content: `thinking ${turn}`,
+    tool_calls: [
+      {
+        id: `call_${turn}`,
+        type: 'function',
+        function: { name: 'read_file', arguments: JSON.stringify({ path: `src/f${turn}.ts` }) },
+      },
+    ],
+  },
+  { role: 'tool', tool_call_id: `call_${turn}`, content: `export const f${turn} = ${turn};` },
+  { role: 'assistant', content: `f${turn} is ${turn}` },
+]);
+const SESSION_INPUT = JSON.stringify({ chat: CHAT, context: CONTEXT, history: HISTORY });
+// The default profile keeps the last 3 of the 5 turns: turns 0-1 (messages 0-7) lose their
+// reasoning, and both sides of each tool call become "[compacted]" (RFD 064); the rest is as sent.
+const PROJECTED = HISTORY.map((m, i) => {
+  if (i >= 8) return m;
+  const { reasoning_content: _, ...rest } = m;
+  if (m.role === 'tool') return { ...rest, content: '[compacted] read_file: success' };
+  if (!m.tool_calls) return rest;
+  const calls = m.tool_calls.map((c) => ({
+    ...c,
+    function: { ...c.function, arguments: JSON.stringify({ path: '[compacted]' }) },
+  }));
+  return { ...rest, tool_calls: calls };
+});
+
+/** The workload; also serialised into Deno (`${runSession}`), so it uses nothing from here. */
+function runSession({ createContextManager, compact, fromOpenAI, project }, input) {
+  const manager = createContextManager(input.context);
+  const compressedAt = [];
+  input.chat.forEach((message, index) => {
+    manager.add(message);
+    if (manager.compressIfNeeded().some((o) => o.compressed)) compressedAt.push(index);
+  });
+  const { conversation, compaction } = compact(fromOpenAI(input.history), { profile: 'default' });
+  const { view, tokens } = project(conversation, { format: 'openai' });
+  return {
+    context: { compressedAt, checkpoints: manager.checkpoints, view: manager.view() },
+    compaction: { compaction, messages: view.messages, tokens },
+  };
+}
+
+/** Without the wall-clock `createdAt` of checkpoints. */
+const timeless = (value) =>
+  JSON.parse(JSON.stringify(value), (key, v) => (key === 'createdAt' ? undefined : v));
+
+let nodeSession;
+/** The same workload under Node (the package's node entries), for byte equality across runtimes. */
+async function nodeReport() {
+  nodeSession ??= Promise.all([import('cce-wasm/context'), import('cce-wasm/compaction')]).then(
+    ([context, compaction]) =>
+      timeless(runSession({ ...context, ...compaction }, JSON.parse(SESSION_INPUT))),
+  );
+  return nodeSession;
+}
+
+function checkContext(context) {
+  assert.deepEqual(context.compressedAt, [7], '800 tokens after the 8th message exceed 750');
+  assert.equal(context.checkpoints.length, 1);
+  const [checkpoint] = context.checkpoints;
+  assert.deepEqual(checkpoint.messageRange, { start: 0, end: 6 }, 'keepLast 2 of 8');
+  assert.equal(checkpoint.originalTokens, 600);
+  assert.equal(checkpoint.level, 'compact', 'under 2,000 tokens');
+  assert.equal(checkpoint.summarizer, 'deterministic');
+  // Budget: 10 % of 600 = 60, capped by 4 % of the 1,000 available.
+  assert.ok(checkpoint.compressedTokens > 0 && checkpoint.compressedTokens <= 40);
+  const { messages, usage, validation } = context.view;
+  assert.equal(messages.length, 5, 'one summary message, then the last four as sent');
+  assert.equal(messages[0].metadata.covered_until, 6);
+  assert.ok(messages[0].content.includes(checkpoint.summary));
+  assert.deepEqual(messages.slice(1), CHAT.slice(6));
+  assert.equal(usage.recent, 400);
+  assert.equal(usage.checkpoints + usage.recent, usage.conversation);
+  assert.equal(usage.shouldCompress, false);
+  assert.equal(validation.fits, true);
+}
+
+function checkCompaction(compaction) {
+  assert.deepEqual(
+    [compaction.compaction.fromTurn, compaction.compaction.toTurn],
+    [0, 1],
+    'the default profile keeps the last three turns',
+  );
+  assert.equal(compaction.compaction.reasoning, 'strip');
+  assert.equal(compaction.compaction.toolCalls, 'strip');
+  assert.deepEqual(compaction.messages, PROJECTED);
+}
+
+/** What every runtime must produce: the expected behaviour, and Node's output byte for byte. */
+async function checkSession(report) {
+  checkContext(report.context);
+  checkCompaction(report.compaction);
+  assert.equal(JSON.stringify(timeless(report)), JSON.stringify(await nodeReport()));
+}
 
 /** Skips locally when a runtime is missing; in CI that is a failure. */
 function requireRuntime(t, name, available, hint) {
@@ -79,13 +191,46 @@ describe('Deno', () => {
     const { stdout } = await run(['eval', '--ext=js', code]);
     assert.equal(stdout.trim(), `[${EXPECTED},${EXPECTED}]`);
   });
+
+  test('runs examples/deno/session.ts (session entries, wasm fetched from a file: URL)', async (t) => {
+    if (!requireRuntime(t, 'deno', deno, 'npm install (devDependency "deno")')) return;
+    const dir = mkdtempSync(join(tmpdir(), 'cce-deno-'));
+    try {
+      writeFileSync(join(dir, 'input.json'), SESSION_INPUT);
+      const { stdout } = await run([
+        'run',
+        '--allow-read',
+        'examples/deno/session.ts',
+        join(dir, 'input.json'),
+      ]);
+      await checkSession(JSON.parse(stdout));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('runs the session workload via cce-wasm/session/init with bytes and via the node entries', async (t) => {
+    if (!requireRuntime(t, 'deno', deno, 'npm install (devDependency "deno")')) return;
+    // Separate processes: the entries share one loader, so the first load would serve both.
+    const viaInit = `const api = await import('./dist/session-init.js');
+      await api.init({ wasmBinary: await Deno.readFile('dist/cce-session.wasm') });
+      console.log(JSON.stringify((${runSession})(api, ${SESSION_INPUT})));`;
+    const viaNode = `const api = { ...(await import('./dist/context-node.js')),
+        ...(await import('./dist/compaction-node.js')) };
+      console.log(JSON.stringify((${runSession})(api, ${SESSION_INPUT})));`;
+    const outputs = await Promise.all(
+      [viaInit, viaNode].map((code) => run(['eval', '--ext=js', code])),
+    );
+    for (const { stdout } of outputs) await checkSession(JSON.parse(stdout));
+  });
 });
 
 describe('Cloudflare workerd', () => {
-  test('examples/cloudflare-worker answers a POST on 127.0.0.1 with the compressed result', async (t) => {
+  /** Starts examples/cloudflare-worker on 127.0.0.1; undefined (skipped) without miniflare. */
+  async function startWorker(t) {
     const miniflare = await importOptional('miniflare');
     if (!requireRuntime(t, 'miniflare', miniflare, 'npm install (devDependency "miniflare")'))
-      return;
+      return undefined;
     // Workers resolve `cce-wasm/...` imports to modules of that name: lay the package out under it,
     // exactly as its exports map does (the wasm as a compiled module, never bytes).
     const dist = join(root, 'dist');
@@ -100,13 +245,19 @@ describe('Cloudflare workerd', () => {
         path: join(root, 'cce-wasm/init'),
         contents: readFileSync(join(dist, 'init.js'), 'utf8'),
       },
+      // One directory deeper: an alias of the file, as the exports map makes it.
       {
-        type: 'CompiledWasm',
-        path: join(root, 'cce-wasm/cce.wasm'),
-        contents: readFileSync(join(dist, 'cce.wasm')),
+        type: 'ESModule',
+        path: join(root, 'cce-wasm/session/init'),
+        contents: "export * from '../session-init.js';\n",
       },
+      ...['cce.wasm', 'cce-session.wasm'].map((f) => ({
+        type: 'CompiledWasm',
+        path: join(root, 'cce-wasm', f),
+        contents: readFileSync(join(dist, f)),
+      })),
       ...readdirSync(dist)
-        .filter((f) => f.endsWith('.js') || f === 'cce.mjs')
+        .filter((f) => f.endsWith('.js') || f === 'cce.mjs' || f === 'cce-session.mjs')
         .map((f) => ({
           type: 'ESModule',
           path: join(root, 'cce-wasm', f),
@@ -120,6 +271,12 @@ describe('Cloudflare workerd', () => {
       compatibilityDate: '2024-09-23',
       modules,
     });
+    return mf;
+  }
+
+  test('examples/cloudflare-worker answers a POST on 127.0.0.1 with the compressed result', async (t) => {
+    const mf = await startWorker(t);
+    if (!mf) return;
     try {
       const url = await mf.ready;
       assert.equal(url.hostname, '127.0.0.1');
@@ -142,6 +299,38 @@ describe('Cloudflare workerd', () => {
       await mf.dispose();
     }
   });
+
+  test('examples/cloudflare-worker answers POST /context and /compact with cce-session.wasm as a module', async (t) => {
+    const mf = await startWorker(t);
+    if (!mf) return;
+    const post = (url, body) => fetch(url, { method: 'POST', body: JSON.stringify(body) });
+    try {
+      const url = await mf.ready;
+      assert.equal(url.hostname, '127.0.0.1');
+      const bad = await post(new URL('/compact', url), { messages: [null] });
+      assert.equal(bad.status, 400);
+      assert.deepEqual((await bad.json()).error, {
+        code: 'InvalidInput',
+        message: 'a message must be an object',
+        path: '/messages/0',
+      });
+      const badConfig = await post(new URL('/context', url), { config: { contextWindow: 'x' } });
+      assert.equal(badConfig.status, 400);
+      assert.equal((await badConfig.json()).error.path, '/config/contextWindow');
+      // Both after the errors: they leave the engine usable.
+      const compacted = await post(new URL('/compact', url), { messages: HISTORY });
+      assert.equal(compacted.status, 200);
+      const context = await post(new URL('/context', url), { config: CONTEXT, messages: CHAT });
+      assert.equal(context.status, 200);
+      await checkSession({ context: await context.json(), compaction: await compacted.json() });
+      // The compress engine beside it still answers.
+      const ok = await fetch(url, { method: 'POST', body: INPUT });
+      assert.equal(await ok.text(), EXPECTED);
+      assert.equal((await post(new URL('/nowhere', url), {})).status, 404);
+    } finally {
+      await mf.dispose();
+    }
+  });
 });
 
 describe('Chromium', () => {
@@ -150,8 +339,24 @@ describe('Chromium', () => {
     '/usr/lib/chromium/chromium',
     '/usr/bin/chromium',
   ].find((p) => p && existsSync(p));
+  const types = {
+    '.html': 'text/html; charset=utf-8',
+    '.js': 'text/javascript; charset=utf-8',
+    '.mjs': 'text/javascript; charset=utf-8',
+    '.wasm': 'application/wasm',
+    '.json': 'application/json',
+  };
+  const pages = {
+    '/': join(root, 'js/test/browser.html'),
+    '/session': join(root, 'js/test/session-browser.html'),
+  };
+  const inputs = { '/input.json': INPUT, '/session-input.json': SESSION_INPUT };
 
-  test('a page on 127.0.0.1 imports the package and compresses', async (t) => {
+  /**
+   * Serves the test pages and dist/ on 127.0.0.1 and opens a headless Chromium; `use` gets a
+   * function loading a page and returning its window.__cce report and page errors.
+   */
+  async function withChromium(t, use) {
     const playwright = await importOptional('playwright-core');
     if (!requireRuntime(t, 'chromium', chromium, 'apt-get install -y chromium')) return;
     if (
@@ -163,25 +368,13 @@ describe('Chromium', () => {
       )
     )
       return;
-    const types = {
-      '.html': 'text/html; charset=utf-8',
-      '.js': 'text/javascript; charset=utf-8',
-      '.mjs': 'text/javascript; charset=utf-8',
-      '.wasm': 'application/wasm',
-      '.json': 'application/json',
-    };
     const server = createServer((req, res) => {
       const path = new URL(req.url, 'http://x').pathname;
-      let file;
-      if (path === '/') file = join(root, 'js/test/browser.html');
-      else if (path === '/input.json')
-        return res.writeHead(200, { 'content-type': types['.json'] }).end(INPUT);
-      else if (path.startsWith('/dist/')) file = join(root, normalize(path));
-      if (
-        !file ||
-        (!file.startsWith(join(root, 'dist')) && !file.endsWith('browser.html')) ||
-        !existsSync(file)
-      )
+      if (inputs[path] !== undefined)
+        return res.writeHead(200, { 'content-type': types['.json'] }).end(inputs[path]);
+      let file = pages[path];
+      if (path.startsWith('/dist/')) file = join(root, normalize(path));
+      if (!file || !(pages[path] || file.startsWith(join(root, 'dist'))) || !existsSync(file))
         return res.writeHead(404).end();
       res
         .writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' })
@@ -203,12 +396,24 @@ describe('Chromium', () => {
       ],
     });
     try {
-      const page = await context.newPage();
-      const errors = [];
-      page.on('pageerror', (e) => errors.push(String(e)));
-      await page.goto(`http://127.0.0.1:${server.address().port}/`);
-      await page.waitForFunction(() => window.__cce !== undefined, null, { timeout: 30_000 });
-      const report = await page.evaluate(() => window.__cce);
+      await use(async (path) => {
+        const page = await context.newPage();
+        const errors = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
+        await page.waitForFunction(() => window.__cce !== undefined, null, { timeout: 30_000 });
+        return { page, errors, report: await page.evaluate(() => window.__cce) };
+      });
+    } finally {
+      await context.close();
+      server.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  }
+
+  test('a page on 127.0.0.1 imports the package and compresses', async (t) => {
+    await withChromium(t, async (open) => {
+      const { page, errors, report } = await open('/');
       if (process.env.CCE_SCREENSHOT) await page.screenshot({ path: process.env.CCE_SCREENSHOT });
       assert.equal(report.failure, undefined);
       assert.deepEqual(errors, []);
@@ -229,10 +434,25 @@ describe('Chromium', () => {
       ]);
       assert.equal(report.trap, 'Internal');
       assert.equal(report.afterTrap, true);
-    } finally {
-      await context.close();
-      server.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    });
   });
+
+  for (const via of ['init', 'entries']) {
+    const how =
+      via === 'init'
+        ? 'cce-wasm/session/init and init()'
+        : 'cce-wasm/context and cce-wasm/compaction';
+    test(`a page on 127.0.0.1 runs a context manager and a compaction through ${how}`, async (t) => {
+      await withChromium(t, async (open) => {
+        const { errors, report } = await open(`/session?via=${via}`);
+        assert.equal(report.failure, undefined);
+        assert.deepEqual(errors, []);
+        assert.equal(report.via, via);
+        await checkSession(JSON.parse(report.json));
+        assert.deepEqual(report.error, [true, 'InvalidInput', '/messages/0']);
+        assert.equal(report.trap, 'Internal');
+        assert.equal(report.afterTrap, true, 'the same results from the re-created instance');
+      });
+    });
+  }
 });
