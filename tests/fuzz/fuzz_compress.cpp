@@ -473,11 +473,34 @@ Generated generate(Bytes& b) {
     if (toolCalls && shape < 4) {
       if (shape < 2) m.set(u"content", Value::null());  // or no content at all
     } else if (shape == 4) {
+      // Multimodal content: text parts (the message's text, or pieces of it) around images,
+      // Anthropic tool_result and thinking blocks; sloppy runs add parts that are not parts.
       Value parts = Value::array();
-      Value part = Value::object();
-      part.set(u"type", str(u"text"));
-      part.set(u"text", str(content));
-      parts.items.push_back(std::move(part));
+      const std::size_t count = 1 + b.below(4);
+      for (std::size_t k = 0; k < count; ++k) {
+        Value part = Value::object();
+        switch (b.below(5)) {
+          case 0:
+            part.set(u"type", str(u"image_url"));
+            part.set(u"image_url", Value::object());
+            break;
+          case 1:
+            part.set(u"type", str(u"thinking"));
+            part.set(u"thinking", str(makeText(b, 0)));
+            break;
+          case 2:
+            part.set(u"type", str(u"tool_result"));
+            part.set(u"tool_use_id", str(u"toolu_1"));
+            part.set(u"content", str(makeText(b, 0)));
+            break;
+          default:
+            part.set(u"type", str(u"text"));
+            part.set(u"text", str(k == 0 ? content : makeText(b, 0)));
+            break;
+        }
+        parts.items.push_back(std::move(part));
+      }
+      if (sloppy && b.oneIn(4)) parts.items.push_back(b.flag() ? str(u"x") : Value::object());
       m.set(u"content", std::move(parts));
     } else if (sloppy && shape == 5) {
       m.set(u"content", b.flag() ? num(7) : Value::object());
