@@ -144,8 +144,8 @@ void writeProvenancePlan(const Provenance& p, std::string& out) {
 
 // An unchanged message is just its source index; anything else {"s","c","o","m"}.
 void writePlanEntry(std::size_t source, const U16* content, const Provenance* provenance,
-                    bool ensureMetadata, std::string& out) {
-  if (!content && !provenance && !ensureMetadata) {
+                    bool ensureMetadata, std::string& out, bool textView = false) {
+  if (!content && !provenance && !ensureMetadata && !textView) {
     appendIndex(source, out);
     return;
   }
@@ -160,6 +160,7 @@ void writePlanEntry(std::size_t source, const U16* content, const Provenance* pr
     writeProvenancePlan(*provenance, out);
   }
   if (ensureMetadata) out += ",\"m\":1";
+  if (textView) out += ",\"t\":1";
   out += '}';
 }
 
@@ -243,6 +244,7 @@ std::string countKey(const CountedMessage& m) {
   key += m.content ? ":" + std::to_string(m.content->size()) + ":" + std::to_string(h) : ":-";
   key += m.provenance ? ":" + js::toUtf8(m.provenance->summaryId) : ":-";
   key += m.ensureMetadata ? ":m" : ":-";
+  if (m.textView) key += ":t";
   return key;
 }
 
@@ -327,7 +329,7 @@ void installHostHooks(HostHooks& hooks, CompressOptions& options) {
         out += "{\"key\":";
         js::writeJsonString(js::fromUtf8(key), out);
         out += ",\"message\":";
-        writePlanEntry(m.sourceIndex, m.content, m.provenance, m.ensureMetadata, out);
+        writePlanEntry(m.sourceIndex, m.content, m.provenance, m.ensureMetadata, out, m.textView);
         out += '}';
       }
       return TokenCount{0, true};

@@ -232,7 +232,16 @@ double estimateMessageTokens(const CountedMessage& message, const CompressOption
 }
 
 TokenCount countTokens(const CountedMessage& message, const CompressOptions& options) {
-  if (options.tokenCounter) return options.tokenCounter(message);
+  if (options.tokenCounter) {
+    if (!message.source->multimodal) return options.tokenCounter(message);
+    // Text parts by the caller's counter, which sees them as a string content (a counter written
+    // for string contents keeps working); images and other parts by the built-in estimate.
+    CountedMessage text = message;
+    text.textView = true;
+    TokenCount count = options.tokenCounter(text);
+    count.value += nonTextTokens(*message.source, options);
+    return count;
+  }
   return TokenCount{estimateMessageTokens(message, options), false};
 }
 

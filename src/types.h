@@ -111,6 +111,9 @@ struct CountedMessage {
   bool hasNewOriginal = false;        // carries a freshly written metadata._cce_original
   const struct Provenance* provenance = nullptr;  // that _cce_original, when hasNewOriginal
   bool ensureMetadata = false;        // forceConverge clone: `metadata: {}` added when missing
+  /// A multimodal source counted by a host counter: the counter sees its text as a string
+  /// `content` (the text parts joined, or the replacement); non-text parts are estimated apart.
+  bool textView = false;
 };
 
 struct TokenCount {

@@ -49,6 +49,8 @@ interface Rebuilt {
   c?: string;
   m?: 1;
   o?: PlanOriginal;
+  /** Counting only: the message with its text as a string content (see textView). */
+  t?: 1;
 }
 
 interface CompressPlan {
@@ -396,9 +398,33 @@ function partsWithText(parts: unknown[], text: string): unknown[] {
   return out;
 }
 
+/** The text a multimodal message's text parts make, joined as the engine joins them. */
+function textOfParts(parts: readonly unknown[]): string {
+  let text: string | undefined;
+  for (const part of parts) {
+    if (isTextPart(part)) text = text === undefined ? part.text : `${text}\n${part.text}`;
+  }
+  return text ?? '';
+}
+
+/**
+ * What a token counter sees of a message with array content in the default mode: its text parts
+ * as a string `content` (a counter written for string contents keeps working); the engine adds
+ * the built-in estimate of its images and other parts.
+ */
+function textView(message: Message, content?: string): Message {
+  return { ...message, content: content ?? textOfParts(message.content as unknown[]) };
+}
+
 function build(input: readonly Message[], entry: Entry): Message {
   if (typeof entry === 'number') return input[entry] as Message;
   const source = input[entry.s] as Message;
+  if (entry.t) {
+    const base = entry.m ? cloneWithMetadata(source) : source;
+    const viewed = textView(base, entry.c);
+    if (entry.o === undefined) return viewed;
+    return { ...viewed, metadata: { ...viewed.metadata, _cce_original: original(input, entry.o) } };
+  }
   if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : source;
   const base = entry.m ? cloneWithMetadata(source) : source;
   const sourceContent = source.content as unknown;
@@ -549,7 +575,10 @@ class CompressRun {
   private countInputs(): void {
     if (!this.counter || !validMessages(this.input)) return;
     const counts: number[] = [];
-    for (let i = 0; i < this.input.length; i++) counts.push(this.count(this.input[i] as Message));
+    for (let i = 0; i < this.input.length; i++) {
+      const m = this.input[i] as Message;
+      counts.push(this.count(this.safe && Array.isArray(m.content) ? textView(m) : m));
+    }
     this.host.inputCounts = counts;
     this.host.counts = {};
   }
