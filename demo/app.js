@@ -3,9 +3,9 @@
 //
 // All engine work happens in worker.js; this file only parses the textarea, builds the options
 // object, and renders what comes back. User content is always inserted as text, never as HTML.
+import { fmtInt, h, svg, truncate } from './dom.js';
 
 const $ = (selector) => document.querySelector(selector);
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const MAX_ROWS = 400;
 const NUMBER_OPTIONS = ['recencyWindow', 'tokenBudget', 'minRecencyWindow', 'fuzzyThreshold'];
 const BOOLEAN_OPTIONS = ['dedup', 'fuzzyDedup', 'forceConverge', 'embedSummaryId'];
@@ -50,33 +50,8 @@ const state = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Small DOM helpers
+// Small formatting helpers (the DOM ones are in dom.js)
 
-/** Creates an element; string children become text nodes (never parsed as HTML). */
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === 'class') el.className = value;
-    else if (key === 'dataset') Object.assign(el.dataset, value);
-    else if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : String(child));
-  }
-  return el;
-}
-
-function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
-  for (const child of children) el.append(child instanceof Node ? child : String(child));
-  return el;
-}
-
-const fmtInt = (n) => Number(n).toLocaleString('en-US');
 const fmtRatio = (x) => (Number.isFinite(x) ? `${x.toFixed(x >= 10 ? 1 : 2)}×` : String(x));
 const plural = (n, word) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`;
 
@@ -915,7 +890,6 @@ function provenanceRow(prov) {
   );
 }
 
-const truncate = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function contentBlock(text) {
   const long = text.length > 700 || text.split('\n').length > 12;

@@ -4,16 +4,8 @@
 // The sample becomes a conversation with fromOpenAI(); Preview runs dryRun() with the chosen
 // profile and range (nothing is appended), Apply appends the compaction with compact(), Undo
 // removes the latest with undo(). The turns are never modified: every view is project()'s.
-import {
-  clearError,
-  fetchJson,
-  fmtInt,
-  h,
-  loadSessionEngine,
-  setStatus,
-  showError,
-  truncate,
-} from './session.js';
+import { fmtInt, h, truncate } from './dom.js';
+import { clearError, fetchJson, showError, startSessionTab } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -336,24 +328,7 @@ async function loadSample(file) {
 }
 
 async function start() {
-  try {
-    state.samples = await fetchJson('samples/sessions.json');
-  } catch (error) {
-    showError(ui.error, 'Could not load the sample list', error, ui.panel);
-    return;
-  }
-  ui.sample.replaceChildren(
-    ...state.samples.map((s) => h('option', { value: s.file }, `${s.title} (${s.count})`)),
-  );
-  setStatus(ui.status, 'loading', 'Loading the session engine…');
-  try {
-    state.api = await loadSessionEngine();
-    setStatus(ui.status, 'ready', 'Session engine ready (dist/session-init.js)');
-  } catch (error) {
-    setStatus(ui.status, 'failed', 'Session engine failed to load');
-    showError(ui.error, 'cce-session.wasm could not be loaded (npm run build)', error, ui.panel);
-    return;
-  }
+  if (!(await startSessionTab(ui, state)) || !state.api) return;
   ui.profile.replaceChildren(
     ...Object.keys(state.api.PROFILES).map((name) => h('option', { value: name }, name)),
   );

@@ -6,18 +6,8 @@
 // shows the usage meter (view tokens against `available`, with the trigger threshold), a token
 // timeline of all steps, the checkpoints with Undo, the stages of the last compression (from the
 // onProgress callback) and the messages view() would send.
-import {
-  clearError,
-  defaultTokens,
-  fetchJson,
-  fmtInt,
-  h,
-  loadSessionEngine,
-  setStatus,
-  showError,
-  svg,
-  truncate,
-} from './session.js';
+import { fmtInt, h, svg, truncate } from './dom.js';
+import { clearError, defaultTokens, fetchJson, showError, startSessionTab } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const SETTINGS = [
@@ -526,23 +516,7 @@ async function loadSample(file) {
 }
 
 async function start() {
-  try {
-    state.samples = await fetchJson('samples/sessions.json');
-  } catch (error) {
-    showError(ui.error, 'Could not load the sample list', error, ui.panel);
-    return;
-  }
-  ui.sample.replaceChildren(
-    ...state.samples.map((s) => h('option', { value: s.file }, `${s.title} (${s.count})`)),
-  );
-  setStatus(ui.status, 'loading', 'Loading the session engine…');
-  try {
-    state.api = await loadSessionEngine();
-    setStatus(ui.status, 'ready', 'Session engine ready (dist/session-init.js)');
-  } catch (error) {
-    setStatus(ui.status, 'failed', 'Session engine failed to load');
-    showError(ui.error, 'cce-session.wasm could not be loaded (npm run build)', error, ui.panel);
-  }
+  if (!(await startSessionTab(ui, state))) return;
   await loadSample(state.samples[0]?.file);
 }
 

@@ -5,6 +5,7 @@
 // The compressor tab runs its engine in a worker because a large compress can take a while; the
 // session calls these tabs make are small (one message, one projection), so the main thread is
 // simpler: the manager and its onProgress callback live next to the DOM that shows them.
+import { h } from './dom.js';
 
 let loading = null;
 
@@ -32,36 +33,6 @@ export async function fetchJson(relative) {
   if (!res.ok) throw new Error(`${relative}: HTTP ${res.status}`);
   return res.json();
 }
-
-/** Creates an element; string children become text nodes (never parsed as HTML). */
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === 'class') el.className = value;
-    else if (key === 'dataset') Object.assign(el.dataset, value);
-    else if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : String(child));
-  }
-  return el;
-}
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/** Creates an SVG element. */
-export function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
-  for (const child of children) el.append(child instanceof Node ? child : String(child));
-  return el;
-}
-
-export const fmtInt = (n) => Number(n).toLocaleString('en-US');
-export const truncate = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** The package's default count, ceil(chars / 3.5) of string content (what the manager uses). */
 export const defaultTokens = (m) =>
@@ -109,4 +80,31 @@ export function clearError(box, scope = document) {
 export function setStatus(el, kind, text) {
   el.dataset.state = kind;
   el.querySelector('.status-text').textContent = text;
+}
+
+/**
+ * Starts a session tab: fills `ui.sample` from samples/sessions.json into `state.samples`, then
+ * loads the engine into `state.api`, reporting in `ui.status` and `ui.error` (within `ui.panel`).
+ * Resolves false when the sample list could not be loaded; an engine that failed to load leaves
+ * `state.api` as it was.
+ */
+export async function startSessionTab(ui, state) {
+  try {
+    state.samples = await fetchJson('samples/sessions.json');
+  } catch (error) {
+    showError(ui.error, 'Could not load the sample list', error, ui.panel);
+    return false;
+  }
+  ui.sample.replaceChildren(
+    ...state.samples.map((s) => h('option', { value: s.file }, `${s.title} (${s.count})`)),
+  );
+  setStatus(ui.status, 'loading', 'Loading the session engine…');
+  try {
+    state.api = await loadSessionEngine();
+    setStatus(ui.status, 'ready', 'Session engine ready (dist/session-init.js)');
+  } catch (error) {
+    setStatus(ui.status, 'failed', 'Session engine failed to load');
+    showError(ui.error, 'cce-session.wasm could not be loaded (npm run build)', error, ui.panel);
+  }
+  return true;
 }

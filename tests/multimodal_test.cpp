@@ -17,6 +17,8 @@
 namespace {
 
 using cce::json::Value;
+using cce::test::compressOutput;
+using cce::test::restoredJson;
 
 // 242 characters of prose, four sentences, no hard reason: compressible on its own.
 const std::string kProse =
@@ -33,27 +35,8 @@ std::string msg(const std::string& id, const std::string& role, const std::strin
   return "{\"id\":\"" + id + "\",\"role\":\"" + role + "\",\"content\":" + content + "}";
 }
 
-Value run(const std::string& messages, const std::string& options) {
-  cce::Result<Value> envelope = cce::parseJson(
-      cce::compressJson("{\"messages\":" + messages + ",\"options\":" + options + "}"));
-  REQUIRE(envelope.ok());
-  const Value* output = envelope->find(u"output");
-  if (!output) FAIL("compress failed: " << cce::js::toJson(envelope.value()));
-  return *output;
-}
-
 std::string contentJson(const Value& out, std::size_t i) {
   return cce::js::toJson(*out.find(u"messages")->items[i].find(u"content"));
-}
-
-// uncompress(result.messages, result.verbatim).messages as JSON text.
-std::string restored(const Value& out) {
-  Value request = Value::object();
-  request.set(u"messages", *out.find(u"messages"));
-  request.set(u"store", *out.find(u"verbatim"));
-  cce::Result<Value> envelope = cce::parseJson(cce::uncompressJson(cce::js::toJson(request)));
-  REQUIRE(envelope.ok());
-  return cce::js::toJson(*envelope->find(u"output")->find(u"messages"));
 }
 
 }  // namespace
@@ -135,7 +118,7 @@ TEST_SUITE("multimodal") {
                               text(kProse) + R"(,{"type":"tool_result","tool_use_id":"t1"}])";
     const std::string messages = "[" + msg("u1", "user", parts) + "," +
                                  msg("a1", "assistant", "\"ok\"") + "]";
-    Value out = run(messages, "{\"recencyWindow\":1}");
+    Value out = compressOutput(messages, "{\"recencyWindow\":1}");
     CHECK(out.find(u"compression")->find(u"messages_compressed")->number == 1);
     const Value& content = *out.find(u"messages")->items[0].find(u"content");
     REQUIRE(content.isArray());
@@ -145,7 +128,7 @@ TEST_SUITE("multimodal") {
     CHECK(summary.rfind(u"[summary: Look at this chart. ... ", 0) == 0);
     CHECK(cce::js::toJson(content.items[1]) == kImage);
     CHECK(cce::js::toJson(content.items[2]) == R"({"type":"tool_result","tool_use_id":"t1"})");
-    CHECK(restored(out) == cce::js::toJson(cce::parseJson(messages).value()));
+    CHECK(restoredJson(out) == cce::js::toJson(cce::parseJson(messages).value()));
   }
 
   TEST_CASE("partsWithText keeps the first text part's other fields and adds one when missing") {
@@ -167,7 +150,7 @@ TEST_SUITE("multimodal") {
     const std::string messages = "[" + msg("u1", "user", parts) + "," + msg("u2", "user", parts) +
                                  "," + msg("u3", "user", "\"" + kProse + "\"") + "," +
                                  msg("a1", "assistant", "\"ok\"") + "]";
-    Value out = run(messages, "{\"recencyWindow\":1}");
+    Value out = compressOutput(messages, "{\"recencyWindow\":1}");
     const Value& stats = *out.find(u"compression");
     CHECK(stats.find(u"messages_deduped") == nullptr);
     CHECK(stats.find(u"messages_compressed")->number == 3);
@@ -177,14 +160,15 @@ TEST_SUITE("multimodal") {
       CHECK(m.find(u"metadata")->find(u"_cce_original")->find(u"ids")->items.size() == 1);
       CHECK(cce::js::toJson(m.find(u"content")->items[1]) == kImage);
     }
-    CHECK(restored(out) == cce::js::toJson(cce::parseJson(messages).value()));
+    CHECK(restoredJson(out) == cce::js::toJson(cce::parseJson(messages).value()));
   }
 
   TEST_CASE("compat mode keeps array content verbatim and counts it as empty") {
     const std::string parts = "[" + text(kProse) + "," + kImage + "]";
     const std::string messages =
         "[" + msg("u1", "user", parts) + "," + msg("a1", "assistant", "\"ok\"") + "]";
-    Value out = run(messages, "{\"recencyWindow\":0,\"compat\":\"cce-1.0\",\"tokenBudget\":1}");
+    Value out = compressOutput(
+        messages, "{\"recencyWindow\":0,\"compat\":\"cce-1.0\",\"tokenBudget\":1}");
     CHECK(contentJson(out, 0) == parts);
     CHECK(out.find(u"tokenCount")->number == 1);  // only "ok": ceil(2 / 3.5)
   }
@@ -195,28 +179,28 @@ TEST_SUITE("multimodal") {
                                  msg("a1", "assistant", "\"Thanks, looking.\"") + "," +
                                  msg("u2", "user", "\"And now?\"") + "]";
     // With the image the input is 765 + about 50 tokens: a budget of 800 needs the summary.
-    Value out = run(messages, "{\"tokenBudget\":800}");
+    Value out = compressOutput(messages, "{\"tokenBudget\":800}");
     CHECK(out.find(u"fits")->boolean);
     CHECK(out.find(u"tokenCount")->number > 765);
     CHECK(out.find(u"compression")->find(u"messages_compressed")->number == 1);
     CHECK(cce::js::toJson(out.find(u"messages")->items[0].find(u"content")->items[1]) == kImage);
     // With cheaper images the whole input fits as it is.
-    Value cheap = run(messages, "{\"tokenBudget\":800,\"imageTokens\":85}");
+    Value cheap = compressOutput(messages, "{\"tokenBudget\":800,\"imageTokens\":85}");
     CHECK(cheap.find(u"compression")->find(u"messages_compressed")->number == 0);
     CHECK(contentJson(cheap, 0) == parts);
     // Below the image alone only omission fits: a stub (carried by a1, as a message with parts
     // carries none) replaces u1 and a1, image included; verbatim keeps them.
-    Value tight = run(messages, "{\"tokenBudget\":700}");
+    Value tight = compressOutput(messages, "{\"tokenBudget\":700}");
     CHECK(tight.find(u"fits")->boolean);
     CHECK(tight.find(u"compression")->find(u"messages_omitted")->number == 2);
     const Value& stub = tight.find(u"messages")->items[0];
     CHECK(stub.find(u"id")->string == u"a1");
     CHECK(stub.find(u"content")->string.rfind(u"[cce:omitted 2 messages", 0) == 0);
-    CHECK(restored(tight) == cce::js::toJson(cce::parseJson(messages).value()));
+    CHECK(restoredJson(tight) == cce::js::toJson(cce::parseJson(messages).value()));
     // An image in the newest user turn is protected: that budget cannot be met.
     const std::string newest = "[" + msg("a0", "assistant", "\"Send it.\"") + "," +
                                msg("u1", "user", parts) + "]";
-    Value blocked = run(newest, "{\"tokenBudget\":700}");
+    Value blocked = compressOutput(newest, "{\"tokenBudget\":700}");
     CHECK_FALSE(blocked.find(u"fits")->boolean);
     CHECK(cce::js::toJson(*blocked.find(u"blockingIds")) == "[\"u1\"]");
   }

@@ -17,6 +17,8 @@
 namespace {
 
 using cce::json::Value;
+using cce::test::compressOutput;
+using cce::test::restoredJson;
 
 std::string msg(const std::string& id, const std::string& role, const std::string& content) {
   return "{\"id\":\"" + id + "\",\"role\":\"" + role + "\",\"content\":\"" + content + "\"}";
@@ -46,25 +48,6 @@ double contentTokens(const Value& messages, cce::TokenEstimate estimate) {
                                                     : std::ceil(c->string.size() / 3.5);
   }
   return total;
-}
-
-Value compressedOutput(const std::string& messages, const std::string& options) {
-  cce::Result<Value> envelope = cce::parseJson(
-      cce::compressJson("{\"messages\":" + messages + ",\"options\":" + options + "}"));
-  REQUIRE(envelope.ok());
-  const Value* output = envelope->find(u"output");
-  REQUIRE(output != nullptr);
-  return *output;
-}
-
-// JSON.stringify(uncompress(result.messages, result.verbatim).messages).
-std::string restored(const Value& out) {
-  Value request = Value::object();
-  request.set(u"messages", *out.find(u"messages"));
-  request.set(u"store", *out.find(u"verbatim"));
-  cce::Result<Value> envelope = cce::parseJson(cce::uncompressJson(cce::js::toJson(request)));
-  REQUIRE(envelope.ok());
-  return cce::js::toJson(*envelope->find(u"output")->find(u"messages"));
 }
 
 }  // namespace
@@ -135,7 +118,7 @@ TEST_SUITE("safe_estimate") {
       const bool script = estimate == cce::TokenEstimate::Script;
       CAPTURE(script);
       const std::string name = script ? "" : ",\"tokenEstimate\":\"chars\"";
-      Value out = compressedOutput(messages, "{\"recencyWindow\":1" + name + "}");
+      Value out = compressOutput(messages, "{\"recencyWindow\":1" + name + "}");
       const Value& stats = *out.find(u"compression");
       REQUIRE(stats.find(u"messages_compressed")->number >= 1);
       const double in = contentTokens(input.value(), estimate);
@@ -143,7 +126,7 @@ TEST_SUITE("safe_estimate") {
       CHECK(stats.find(u"token_ratio")->number == doctest::Approx(in / kept).epsilon(1e-12));
 
       const double budget = std::floor(in * 0.6);
-      Value budgeted = compressedOutput(
+      Value budgeted = compressOutput(
           messages, "{\"tokenBudget\":" + std::to_string(static_cast<int>(budget)) + name + "}");
       CHECK(budgeted.find(u"tokenCount")->number ==
             contentTokens(*budgeted.find(u"messages"), estimate));
@@ -166,7 +149,7 @@ TEST_SUITE("safe_estimate") {
     const double chars = contentTokens(input.value(), cce::TokenEstimate::Chars);
     CHECK(script > 2.4 * chars);
     const double budget = std::floor(script * 0.4);
-    Value out = compressedOutput(
+    Value out = compressOutput(
         messages, "{\"tokenBudget\":" + std::to_string(static_cast<int>(budget)) + "}");
     CHECK(out.find(u"fits")->boolean);
     const double counted = contentTokens(*out.find(u"messages"), cce::TokenEstimate::Script);
@@ -191,12 +174,12 @@ TEST_SUITE("safe_estimate") {
         const std::string messages = cce::js::toJson(conversation);
         const double budget =
             std::floor(contentTokens(conversation, cce::TokenEstimate::Script) * 0.3);
-        Value out = compressedOutput(
+        Value out = compressOutput(
             messages, "{\"tokenBudget\":" + cce::js::toJson(Value::fromNumber(budget)) + "}");
         const double tokens = out.find(u"tokenCount")->number;
         CHECK(tokens == contentTokens(*out.find(u"messages"), cce::TokenEstimate::Script));
         CHECK(out.find(u"fits")->boolean == (tokens <= budget));
-        CHECK(restored(out) == messages);
+        CHECK(restoredJson(out) == messages);
         ++conversations;
         fitting += out.find(u"fits")->boolean ? 1 : 0;
       }

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Helpers shared by the unit tests: building messages from JSON text and reading ../shared.
+// Helpers shared by the unit tests: messages from JSON text, the JSON entry points, ../shared.
 #pragma once
+
+#include <doctest/doctest.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "cce.h"
 #include "json_io.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
@@ -32,6 +35,27 @@ inline ParsedMessages messagesFrom(const std::string& json) {
 /// JSON.stringify of a compress() result plan, materialised the way the CLI does it.
 inline std::string resultJson(const CompressResult& result, const ParsedMessages& input) {
   return js::toJson(materializeCompressResult(result, input.objects, input.views));
+}
+
+/// The `output` of compressJson() for `messages` and `options` (both JSON text); fails the test,
+/// showing the envelope, when compress reports an error.
+inline json::Value compressOutput(const std::string& messages, const std::string& options) {
+  Result<json::Value> envelope =
+      parseJson(compressJson("{\"messages\":" + messages + ",\"options\":" + options + "}"));
+  REQUIRE(envelope.ok());
+  const json::Value* output = envelope->find(u"output");
+  if (!output) FAIL("compress failed: " << js::toJson(envelope.value()));
+  return *output;
+}
+
+/// JSON.stringify(uncompress(out.messages, out.verbatim).messages) for a compress output.
+inline std::string restoredJson(const json::Value& out) {
+  json::Value request = json::Value::object();
+  request.set(u"messages", *out.find(u"messages"));
+  request.set(u"store", *out.find(u"verbatim"));
+  Result<json::Value> envelope = parseJson(uncompressJson(js::toJson(request)));
+  REQUIRE(envelope.ok());
+  return js::toJson(*envelope->find(u"output")->find(u"messages"));
 }
 
 /// Reads a whole file; empty string when it cannot be read.

@@ -5,71 +5,21 @@
 // the round trip, exercises the error panel, and saves test-output/demo.png. Without Chromium,
 // playwright-core or dist/ the test skips locally and fails when CI is set.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const outDir = path.join(root, 'test-output');
-const CHROMIUM = process.env.CCE_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import {
+  launchBrowser,
+  missingPrerequisite,
+  openPage,
+  outDir,
+  startServer,
+} from './support/browser.mjs';
 
-function missingPrerequisite() {
-  if (!existsSync(CHROMIUM)) return `Chromium not found at ${CHROMIUM} (apt-get install chromium)`;
-  try {
-    createRequire(import.meta.url).resolve('playwright-core');
-  } catch {
-    return 'playwright-core is not installed (npm ci)';
-  }
-  for (const file of ['dist/init.js', 'dist/cce.mjs', 'dist/cce.wasm']) {
-    if (!existsSync(path.join(root, file))) return `${file} is missing (npm run build)`;
-  }
-  return null;
-}
-
-const missing = missingPrerequisite();
+const missing = missingPrerequisite(['dist/init.js', 'dist/cce.mjs', 'dist/cce.wasm']);
 if (missing && process.env.CI) {
   test('demo e2e prerequisites', () => assert.fail(`CI is set but ${missing}`));
-}
-
-/** Starts serve.mjs on port 0 and resolves with the demo URL it prints. */
-function startServer() {
-  const child = spawn(process.execPath, [path.join(root, 'demo/serve.mjs'), '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(
-      () => reject(new Error(`serve.mjs did not start: ${out}${err}`)),
-      10_000,
-    );
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /cce-wasm demo: (http:\/\/127\.0\.0\.1:\d+\/demo\/)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve.mjs exited with ${code}: ${err}`));
-    });
-  });
 }
 
 const numberOf = async (page, selector) => Number(await page.getAttribute(selector, 'data-value'));
@@ -81,24 +31,11 @@ test(
     timeout: 120_000,
   },
   async (t) => {
-    const { chromium } = await import('playwright-core');
     const { child, url } = await startServer();
     t.after(() => child.kill());
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const browser = await launchBrowser();
     t.after(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    const problems = [];
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-    page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()}`));
-    // The page must work offline: any request that leaves the local server is a failure.
-    const origin = new URL(url).origin;
-    page.on('request', (req) => {
-      if (!req.url().startsWith(origin) && !/^(data|blob):/.test(req.url())) {
-        problems.push(`external request: ${req.url()}`);
-      }
-    });
-
-    await page.goto(url);
+    const { page, problems } = await openPage(browser, url);
     await page.waitForSelector('#engine[data-state="ready"]', { timeout: 30_000 });
 
     // Load the coding-agent sample and compress it.

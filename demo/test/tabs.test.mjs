@@ -5,71 +5,26 @@
 // Same harness as e2e.test.mjs: demo/serve.mjs on a free loopback port, no request may leave it.
 // Without Chromium, playwright-core or dist/ the tests skip locally and fail when CI is set.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const outDir = path.join(root, 'test-output');
-const CHROMIUM = process.env.CCE_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import {
+  launchBrowser,
+  missingPrerequisite,
+  openPage,
+  outDir,
+  root,
+  startServer,
+} from './support/browser.mjs';
 
-function missingPrerequisite() {
-  if (!existsSync(CHROMIUM)) return `Chromium not found at ${CHROMIUM} (apt-get install chromium)`;
-  try {
-    createRequire(import.meta.url).resolve('playwright-core');
-  } catch {
-    return 'playwright-core is not installed (npm ci)';
-  }
-  for (const file of ['dist/session-init.js', 'dist/cce-session.mjs', 'dist/cce-session.wasm']) {
-    if (!existsSync(path.join(root, file))) return `${file} is missing (npm run build)`;
-  }
-  return null;
-}
-
-const missing = missingPrerequisite();
+const missing = missingPrerequisite([
+  'dist/session-init.js',
+  'dist/cce-session.mjs',
+  'dist/cce-session.wasm',
+]);
 if (missing && process.env.CI) {
   test('demo tabs e2e prerequisites', () => assert.fail(`CI is set but ${missing}`));
-}
-
-/** Starts serve.mjs on port 0 and resolves with the demo URL it prints. */
-function startServer() {
-  const child = spawn(process.execPath, [path.join(root, 'demo/serve.mjs'), '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(
-      () => reject(new Error(`serve.mjs did not start: ${out}${err}`)),
-      10_000,
-    );
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /cce-wasm demo: (http:\/\/127\.0\.0\.1:\d+\/demo\/)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve.mjs exited with ${code}: ${err}`));
-    });
-  });
 }
 
 let server = null;
@@ -78,8 +33,7 @@ let browser = null;
 before(async () => {
   if (missing) return;
   server = await startServer();
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchBrowser();
 });
 
 after(async () => {
@@ -88,20 +42,7 @@ after(async () => {
 });
 
 /** Opens the demo on a tab and collects page errors and requests that leave the server. */
-async function openTab(hash) {
-  const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()}`));
-  const origin = new URL(server.url).origin;
-  page.on('request', (req) => {
-    if (!req.url().startsWith(origin) && !/^(data|blob):/.test(req.url())) {
-      problems.push(`external request: ${req.url()}`);
-    }
-  });
-  await page.goto(server.url + hash);
-  return { page, problems };
-}
+const openTab = (hash) => openPage(browser, server.url + hash);
 
 /** The `data-<key>` attribute of the first element matching selector. */
 const data = (page, selector, key) => page.$eval(selector, (el, k) => el.dataset[k], key);

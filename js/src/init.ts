@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Explicit-init entry for Cloudflare Workers, Deno and custom loading: nothing happens at import.
-import { CompressError } from './errors.js';
-import { compileResponse, load, type InitOptions } from './load.js';
+import { load, type InitOptions } from './load.js';
+import { fetchBeside } from './wasm-load.js';
 
 export * from './api.js';
 export type { InitOptions } from './load.js';
@@ -22,16 +22,5 @@ export type { InitOptions } from './load.js';
  */
 export function init(options?: InitOptions): Promise<void> {
   if (options !== undefined) return load(options);
-  return load(async () => {
-    let url: URL;
-    try {
-      url = new URL('./cce.wasm', import.meta.url);
-    } catch {
-      throw new CompressError(
-        'InvalidInput',
-        'init(): no module URL in this runtime; pass { wasmModule }, { wasmBinary } or { wasmUrl }',
-      );
-    }
-    return compileResponse(await fetch(url));
-  });
+  return load(fetchBeside(() => new URL('./cce.wasm', import.meta.url)));
 }

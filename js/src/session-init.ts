@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `cce-wasm/session/init`: context manager and compaction with explicit loading (Workers, Deno).
-import { CompressError } from './errors.js';
 import { loadSession } from './session-load.js';
-import { compileResponse, type InitOptions } from './wasm-load.js';
+import { fetchBeside, type InitOptions } from './wasm-load.js';
 
 export * from './context-api.js';
 export * from './compaction-api.js';
@@ -24,16 +23,5 @@ export type { InitOptions } from './wasm-load.js';
  */
 export function init(options?: InitOptions): Promise<void> {
   if (options !== undefined) return loadSession(options);
-  return loadSession(async () => {
-    let url: URL;
-    try {
-      url = new URL('./cce-session.wasm', import.meta.url);
-    } catch {
-      throw new CompressError(
-        'InvalidInput',
-        'init(): no module URL in this runtime; pass { wasmModule }, { wasmBinary } or { wasmUrl }',
-      );
-    }
-    return compileResponse(await fetch(url));
-  });
+  return loadSession(fetchBeside(() => new URL('./cce-session.wasm', import.meta.url)));
 }

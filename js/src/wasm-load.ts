@@ -194,6 +194,26 @@ export async function compileResponse(response: Response): Promise<WebAssembly.M
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
+/**
+ * @internal The source `init()` uses without options: the wasm that `locate` names, fetched and
+ * compiled. `locate` stays in the entry module as `new URL('./x.wasm', import.meta.url)`, the
+ * form bundlers recognise as an asset reference.
+ */
+export function fetchBeside(locate: () => URL): () => Promise<WebAssembly.Module> {
+  return async () => {
+    let url: URL;
+    try {
+      url = locate();
+    } catch {
+      throw new CompressError(
+        'InvalidInput',
+        'init(): no module URL in this runtime; pass { wasmModule }, { wasmBinary } or { wasmUrl }',
+      );
+    }
+    return compileResponse(await fetch(url));
+  };
+}
+
 function moduleArg(instantiateWasm: ModuleArg['instantiateWasm']): ModuleArg {
   const quiet = () => {}; // the abort text reaches the caller inside the CompressError instead
   return { locateFile: (path) => path, print: quiet, printErr: quiet, instantiateWasm };

@@ -12,6 +12,8 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import { CHROMIUM_FLAGS } from './support/chromium.mjs';
+
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const inCi = process.env.CI === 'true';
 
@@ -385,15 +387,7 @@ describe('Chromium', () => {
     const context = await playwright.chromium.launchPersistentContext(profile, {
       executablePath: chromium,
       headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_FLAGS,
     });
     try {
       await use(async (path) => {
