@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Loading an Emscripten module (from bytes, a compiled Module or a URL) and re-creating it after a
 // trap; shared by the compress module (load.ts) and the session module (session-load.ts).
+import type { CceModuleArg } from './cce.mjs';
 import { CompressError } from './errors.js';
 
 /**
@@ -12,17 +13,9 @@ export type InitOptions =
   | { wasmBinary: ArrayBuffer | ArrayBufferView; wasmModule?: never; wasmUrl?: never }
   | { wasmUrl: string | URL; wasmModule?: never; wasmBinary?: never };
 
-/** @internal What the Emscripten factories read from their argument (-sINCOMING_MODULE_JS_API). */
-export interface ModuleArg {
-  locateFile?: (path: string, scriptDirectory: string) => string;
-  instantiateWasm?: (
-    imports: WebAssembly.Imports,
-    receiveInstance: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void,
-  ) => WebAssembly.Exports | Record<string, never>;
-  onAbort?: (what: unknown) => void;
-  print?: (text: string) => void;
-  printErr?: (text: string) => void;
-}
+/** @internal What the Emscripten factories read from their argument (-sINCOMING_MODULE_JS_API):
+ * the same for both modules, typed once with the compress module's glue (a type-only import). */
+export type ModuleArg = CceModuleArg;
 
 /** @internal How one module is created and named in error messages. */
 export interface LoaderSpec<M> {
