@@ -12,6 +12,8 @@
 
 #include "compaction/bench.h"
 #include "compaction/compact.h"
+#include "jscompat/number.h"
+#include "token_estimate.h"
 #include "compaction/compaction_json.h"
 #include "compaction/model.h"
 #include "compaction/projection.h"
@@ -622,25 +624,50 @@ TEST_SUITE("compaction") {
                              response + R"("},{"type":"assistant","content":"done"}]},
       {"events":[{"type":"user","content":"next"},{"type":"assistant","content":"ok"}]}],
       "compactions":[]})";
-    // ceil(len / 3.5): hello 2, think think 4, read + {"path":"a.txt"} (20) 6, 100 x 29, done 2,
-    // next 2, ok 1.
+    // Each event by the script estimate (a tool request: its name and its arguments' JSON).
+    auto est = [](const char16_t* text) { return cce::estimateTokens(text); };
+    const double hello = est(u"hello"), think = est(u"think think"),
+                 read = est(u"read") + est(u"{\"path\":\"a.txt\"}"),
+                 body = cce::estimateTokens(std::u16string(100, u'x')), done = est(u"done"),
+                 next = est(u"next"), ok = est(u"ok");
+    const double raw = hello + think + read + body + done + next + ok;
+    // After turn 0 is compacted: reasoning gone, the arguments and the response compacted.
+    const double compactedRead = est(u"read") + est(u"{\"path\":\"[compacted]\"}");
+    const double compactedResponse = est(u"[compacted] read: success");
+    const double after = hello + compactedRead + compactedResponse + done + next + ok;
+    auto tokens = [](double r, double b, double a) {
+      return "{\"raw\":" + cce::js::numberToString(r) + ",\"before\":" +
+             cce::js::numberToString(b) + ",\"after\":" + cce::js::numberToString(a) + "}";
+    };
     const std::string dry = R"({"op":"dryRun","profile":"default","to":0,"conversation":)" + conv;
     Value out = output(dry + "}");
-    CHECK(toJson(*out.find(u"tokens")) == R"({"raw":46,"before":46,"after":23})");
-    // After: reasoning gone, read + {"path":"[compacted]"} (26) 8, "[compacted] read: success"
-    // (25) 8.
+    CHECK(toJson(*out.find(u"tokens")) == tokens(raw, raw, after));
+    CHECK(after < raw);
     Value appendedView =
         *output(projectRequest(appended(conv, *out.find(u"compaction")))).find(u"view");
     CHECK(toJson(*out.find(u"view")) == toJson(appendedView));
-    CHECK(output(projectRequest(conv)).find(u"tokens")->number == 46);
+    CHECK(output(projectRequest(conv)).find(u"tokens")->number == raw);
 
     // With an overlay already in the log, "before" counts it.
     const std::string logged =
         withLog(conv, parse(R"([{"fromTurn":0,"toTurn":1,"reasoning":"strip"}])"));
     Value again =
         output(R"({"op":"dryRun","toolCalls":"omit","to":0,"conversation":)" + logged + "}");
-    CHECK(toJson(*again.find(u"tokens")) == R"({"raw":46,"before":42,"after":7})");
+    // Before: the logged overlay strips the reasoning; after: tool pairs of turn 0 omitted too.
+    CHECK(toJson(*again.find(u"tokens")) ==
+          tokens(raw, raw - think, hello + done + next + ok));
     CHECK(again.find(u"index")->number == 1);
+  }
+
+  TEST_CASE("counts CJK text by script, not at a third of its tokens") {
+    // 210 ideographs: ceil(210 / 3.5) = 60 by the reference's formula.
+    std::string han;
+    for (int i = 0; i < 30; ++i) han += "\u6211\u4eec\u9700\u8981\u6279\u91cf\u63d2";
+    const std::string conv = R"({"turns":[{"events":[{"type":"user","content":")" + han +
+                             R"("}]}],"compactions":[]})";
+    const double tokens = output(projectRequest(conv)).find(u"tokens")->number;
+    CHECK(tokens == cce::estimateTokens(cce::js::fromUtf8(han)));
+    CHECK(tokens >= 120);
   }
 
   TEST_CASE("an overlay-free projection reproduces every event exactly") {

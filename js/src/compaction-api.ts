@@ -283,7 +283,7 @@ export interface DryRunResult<F extends ViewFormat = 'events'> {
 /** The result of {@link project}. */
 export interface ProjectResult<F extends ViewFormat = 'events'> {
   view: ViewOf[F];
-  /** Default-counted tokens of the projected events. */
+  /** Tokens of the projected events by the script-aware estimate (as compress counts by default). */
   tokens: number;
 }
 

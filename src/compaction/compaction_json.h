@@ -41,8 +41,8 @@
 //                        a conversation-shaped document: toOpenAI/toAnthropic accept it
 //     VIEW (openai)    = {"messages": [...]}
 //     VIEW (anthropic) = {"system"?: ..., "messages": [...]}
-//     tokens = Σ cce::defaultTokenCount over the projected events' text (a tool request counts
-//     its name and arguments; "other" events count 0).
+//     tokens = Σ cce::estimateTokens over the projected events' text (a tool request counts
+//     its name and arguments; "other" events count 0): the default mode's script estimate.
 //
 //   {"op": "compact", "conversation": C,
 //    "profile"?: "default" | "light" | "heavy",

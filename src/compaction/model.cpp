@@ -7,8 +7,10 @@
 #include <limits>
 #include <utility>
 
+#include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
+#include "token_estimate.h"
 
 namespace cce::compaction {
 
@@ -507,20 +509,26 @@ std::size_t jsonLength(const Value& v) {
   return 0;
 }
 
-std::size_t eventTextLength(EventType type, const Value& event) {
+double toolRequestTokens(std::u16string_view name, const Value* arguments) {
+  double tokens = estimateTokens(name);
+  if (arguments) {
+    tokens += arguments->isString() ? estimateTokens(arguments->string)
+                                    : estimateTokens(js::fromUtf8(js::toJson(*arguments)));
+  }
+  return tokens;
+}
+
+double eventTokens(EventType type, const Value& event) {
   switch (type) {
     case EventType::ToolRequest: {
-      std::size_t n = 0;
-      if (const std::u16string* name = stringMember(event, u"name")) n += name->size();
-      if (const Value* args = event.find(u"arguments")) {
-        n += args->isString() ? args->string.size() : jsonLength(*args);
-      }
-      return n;
+      const std::u16string* name = stringMember(event, u"name");
+      return toolRequestTokens(name ? std::u16string_view(*name) : std::u16string_view(),
+                               event.find(u"arguments"));
     }
     case EventType::Other:
       return 0;
     default:
-      return contentLength(event.find(u"content"));
+      return estimateTokens(contentText(event.find(u"content")));
   }
 }
 

@@ -115,9 +115,13 @@ std::size_t contentLength(const json::Value* content);
 /// UTF-16 length of JSON.stringify(value), without building it.
 std::size_t jsonLength(const json::Value& value);
 
-/// The text length an event is counted by: its content, or for a tool request its name plus its
-/// arguments (a string as is, anything else as JSON). Other events count 0.
-std::size_t eventTextLength(EventType type, const json::Value& event);
+/// Tokens of an event by the script-aware estimate (token_estimate.h, the default mode's): its
+/// content's text, or for a tool request its name plus its arguments (a string as is, anything
+/// else as its JSON), estimated separately.
+double eventTokens(EventType type, const json::Value& event);
+
+/// Tokens of a tool request's name and (compacted) arguments, as eventTokens counts them.
+double toolRequestTokens(std::u16string_view name, const json::Value* arguments);
 
 /// A member of `object` if it is a string, else nullptr.
 const std::u16string* stringMember(const json::Value& object, std::u16string_view key);

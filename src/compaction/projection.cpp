@@ -9,6 +9,7 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
 #include "json_io.h"
+#include "token_estimate.h"
 
 namespace cce::compaction {
 
@@ -173,8 +174,8 @@ Projection project(const Conversation& c, const std::vector<Compaction>& compact
 
   Projection out;
   out.turns = Value::array();
-  auto count = [&out](std::size_t length) {
-    out.tokens += defaultTokenCount(length);
+  auto count = [&out](double tokens) {
+    out.tokens += tokens;
     ++out.events;
   };
 
@@ -196,11 +197,11 @@ Projection project(const Conversation& c, const std::vector<Compaction>& compact
       summaryPlaced[owner] = true;
       const Compaction& x = compactions[owner];
       for (std::size_t i : systemEventsOf[owner]) {
-        count(eventTextLength(EventType::System, *c.events[i].object));
+        count(eventTokens(EventType::System, *c.events[i].object));
         if (buildView) events.items.push_back(*c.events[i].object);
       }
-      count(std::char_traits<char16_t>::length(kSummaryRequestText));
-      count(x.summary.size());
+      count(estimateTokens(kSummaryRequestText));
+      count(estimateTokens(x.summary));
       if (!buildView) continue;
       Value range = Value::object();
       range.members.push_back({u"fromTurn", number(x.fromTurn)});
@@ -223,22 +224,23 @@ Projection project(const Conversation& c, const std::vector<Compaction>& compact
           case Action::Summarized:
             break;
           case Action::Keep:
-            count(eventTextLength(e.type, *e.object));
+            count(eventTokens(e.type, *e.object));
             if (buildView) events.items.push_back(*e.object);
             break;
           case Action::Strip: {
             Value changed = buildView ? *e.object : Value::object();
             if (e.type == EventType::ToolRequest) {
-              std::size_t length = stringMember(*e.object, u"name")->size();
+              const std::u16string& name = *stringMember(*e.object, u"name");
               if (const Value* args = e.object->find(u"arguments")) {
                 Value compacted = compactArguments(*args);
-                length += compacted.isString() ? compacted.string.size() : jsonLength(compacted);
+                count(toolRequestTokens(name, &compacted));
                 if (buildView) changed.set(u"arguments", std::move(compacted));
+              } else {
+                count(toolRequestTokens(name, nullptr));
               }
-              count(length);
             } else {
               std::u16string text = strippedResponseText(*e.object, names);
-              count(text.size());
+              count(estimateTokens(text));
               if (buildView) changed.set(u"content", Value::fromString(std::move(text)));
             }
             if (buildView) {

@@ -40,7 +40,8 @@ struct Projection {
   /// `[{"turn": t, "events": [...]}, ...]`; a summary turn also has
   /// `"summaryOf": {"fromTurn": a, "toTurn": b}`. Empty when not built.
   json::Value turns;
-  /// Σ defaultTokenCount(eventTextLength) over the projected events.
+  /// Σ eventTokens over the projected events: the script-aware estimate, as compress's default
+  /// mode and the context manager count (CJK text is not under-counted 2-3x).
   double tokens = 0;
   std::size_t events = 0;
 };
