@@ -240,9 +240,10 @@ TEST_SUITE("token_estimate") {
     }
   }
 
-  TEST_CASE("equals the rounded cost of its feature counts, however a long text splits in half") {
-    // Long texts are estimated in two interleaved halves and the seam is repaired; the feature
-    // counts come from a plain serial pass, so any seam mistake shows up as a difference.
+  TEST_CASE("equals the rounded cost of its feature counts, however a long text is split") {
+    // Long texts (from 256 units) are estimated in two interleaved halves and the seam is
+    // repaired; the feature counts come from a plain serial pass, so any seam mistake shows up as
+    // a difference.
     auto fromFeatures = [](std::u16string_view text) {
       cce::detail::TokenFeatures f = cce::detail::tokenFeatures(text);
       std::uint64_t milli = 0;
@@ -257,13 +258,24 @@ TEST_SUITE("token_estimate") {
         u"\xD83D", u"\xDE00", u"(x)", u"АБВгд", u"中文。", u"한국어 단어", u"a", u" "};
     // Every piece, repeated past the two-halves threshold, with every shift of the middle.
     for (const std::u16string& piece : pieces) {
-      std::u16string body;
-      while (body.size() < 300) body += piece;
-      for (std::size_t shift = 0; shift < 24; ++shift) {
-        texts.push_back(std::u16string(shift, u'x') + body);
-        texts.push_back(u"A b" + std::u16string(shift, u' ') + body);
+      for (std::size_t length : {300, 2100}) {
+        std::u16string body;
+        while (body.size() < length) body += piece;
+        for (std::size_t shift = 0; shift < 24; ++shift) {
+          texts.push_back(std::u16string(shift, u'x') + body);
+          texts.push_back(u"A b" + std::u16string(shift, u' ') + body);
+        }
       }
     }
+    // A seam inside a run that never lets the states meet again (one long word, one long rule)
+    // and a text whose halves are different scripts.
+    texts.push_back(std::u16string(5000, u'a'));
+    texts.push_back(std::u16string(5000, u'\u2500'));
+    std::u16string mixed;
+    for (const std::u16string& piece : pieces) {
+      for (int i = 0; i < 40; ++i) mixed += piece;
+    }
+    texts.push_back(mixed);
     for (const std::u16string& text : texts) {
       CAPTURE(cce::js::toUtf8(text.substr(0, 40)));
       CAPTURE(text.size());
