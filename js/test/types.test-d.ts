@@ -58,6 +58,36 @@ compress(messages, { compat: 'v2' });
 // @ts-expect-error the token counter returns a number
 compress(messages, { tokenCounter: (m: Message) => String(m.content) });
 compress(messages, { tokenCounter: defaultTokenCounter });
+
+// This package's options.
+compress(messages, { maxInputBytes: 0, tokenEstimate: 'chars', imageTokens: 85 });
+const withTimeout: Promise<CompressResult> = compress(messages, {
+  summarizer: async (text) => text.slice(0, 10),
+  summarizerTimeoutMs: 5000,
+});
+// @ts-expect-error the estimates are 'script' and 'chars'
+compress(messages, { tokenEstimate: 'bpe' });
+// @ts-expect-error a timeout is a number of milliseconds
+compress(messages, { summarizerTimeoutMs: '5s' });
+
+// Array content: typed parts, with room for provider-specific fields.
+const multimodal: Message[] = [
+  {
+    id: 'u1',
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is on this chart?' },
+      { type: 'image_url', image_url: { url: 'https://example.com/c.png' } },
+    ],
+  },
+];
+compress(multimodal);
+
+// The callback error codes are part of the vocabulary.
+const callbackFailed: ErrorCode = 'CallbackFailed';
+const timedOut: ErrorCode = 'Timeout';
+// @ts-expect-error not an error code
+const notACode: ErrorCode = 'Timedout';
 compress(messages, { tokenCounter: (m) => (m.content?.length ?? 0) / 4 });
 // @ts-expect-error messages are objects with an id
 compress([{ content: 'no id' }]);
