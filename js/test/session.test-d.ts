@@ -60,6 +60,9 @@ const restoredAsync: ContextManager<true> = ContextManager.fromJSON(JSON.stringi
 
 // @ts-expect-error contextWindow is required
 createContextManager({ promptBudget: 10 });
+createContextManager({ contextWindow: 8000, tokenEstimate: 'chars' });
+// @ts-expect-error the estimates are 'script' and 'chars'
+createContextManager({ contextWindow: 8000, tokenEstimate: 'words' });
 // @ts-expect-error the threshold is a number
 createContextManager({ contextWindow: 100, threshold: '0.5' });
 // @ts-expect-error the token counter returns a number
