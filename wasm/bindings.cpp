@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cce.h"
+#include "token_estimate.h"
 
 namespace {
 
@@ -41,6 +42,10 @@ EMSCRIPTEN_BINDINGS(cce) {
   emscripten::function("uncompressBytes", +[](std::uintptr_t pointer, std::size_t length,
                                               std::uintptr_t extra, std::size_t extraLength) {
     return keep(cce::uncompressBytes(bytes(pointer, length), bytes(extra, extraLength)));
+  });
+  // The default mode's estimate of a UTF-16 text the JS layer wrote into memory.
+  emscripten::function("estimateTokensUtf16", +[](std::uintptr_t pointer, std::size_t length) {
+    return cce::estimateTokens({reinterpret_cast<const char16_t*>(pointer), length});
   });
   emscripten::function("errorCodesJson", &cce::errorCodesJson);
   emscripten::function("version", +[] { return std::string(cce::version()); });

@@ -33,6 +33,8 @@ export interface CceModule extends CceModuleArg {
     extraPointer: number,
     extraLength: number,
   ): number;
+  /** cce::estimateTokens over `length` UTF-16 units at `pointer` (2-aligned). */
+  estimateTokensUtf16(pointer: number, length: number): number;
   /** JSON array of the error codes, e.g. `["InvalidJson", ...]`. */
   errorCodesJson(): string;
   version(): string;

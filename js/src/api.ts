@@ -2,7 +2,7 @@
 // The public API shared by every entry point (the entries differ only in how they load the wasm).
 export { compress, uncompress } from './engine.js';
 export { createEscalatingSummarizer, createSummarizer } from './summarizers.js';
-export { defaultTokenCounter } from './token-counter.js';
+export { defaultTokenCounter, estimateTokens } from './token-counter.js';
 export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
 export type {
   AsyncCompressOptions,

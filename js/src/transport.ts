@@ -33,6 +33,7 @@ export const timings = {
 export const RAW_FUNCTIONS = [
   'compressBytes',
   'uncompressBytes',
+  'estimateTokensUtf16',
   'errorCodesJson',
   'version',
   'debugTrap',
@@ -359,6 +360,27 @@ export function callEngine<Plan, Pending>(
     throw new CompressError(error.code, error.message, error.path);
   }
   return envelope;
+}
+
+/** @internal The engine's script-aware estimate of `text` (copied in as UTF-16, surrogates and all). */
+export function estimateTextTokens(text: string): number {
+  const raw = engine();
+  const pointer = raw._malloc(Math.max(text.length * 2, 2));
+  if (pointer === 0) {
+    throw new CompressError(
+      'InputTooLarge',
+      `cce-wasm: ${text.length} UTF-16 units do not fit in wasm memory`,
+    );
+  }
+  try {
+    const units = new Uint16Array(raw.HEAPU8.buffer, pointer, text.length);
+    for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+    const tokens = raw.estimateTokensUtf16(pointer, text.length);
+    raw._free(pointer);
+    return tokens;
+  } catch (error) {
+    throw trapped(error);
+  }
 }
 
 /** @internal The engine's version string. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
-import { compress, defaultTokenCounter } from 'cce-wasm';
+import { compress, CompressError, defaultTokenCounter, estimateTokens } from 'cce-wasm';
 
 const cases = new URL('../../../shared/conformance/public/cases/', import.meta.url);
 // Corpus cases are the reference's outputs: run them in its mode (the default is the safe mode).
@@ -136,5 +136,38 @@ describe('tokenCounter', () => {
     });
     assert.equal(JSON.stringify(result), JSON.stringify(c.expected.compress));
     assert.deepEqual(calls, c.expected.summarizer_calls);
+  });
+});
+
+describe('estimateTokens: the default mode\'s estimate, for your own displays', () => {
+  const texts = [
+    'hello world',
+    'The importer commits after every row; batching 500 rows at a time fixes it.',
+    '什么是上下文窗口？它决定了模型一次能读多少内容。'.repeat(6),
+    'emoji 😀👍🏽 and a lone \ud800 surrogate',
+    '```ts\nconst retryConfig = { maxAttempts: 3 };\n```',
+  ];
+
+  test('is what compress budgets a single-message conversation with', () => {
+    for (const text of texts) {
+      const { tokenCount } = compress([{ id: 'm', role: 'user', content: text }], {
+        tokenBudget: 1e9,
+      });
+      assert.equal(estimateTokens(text), tokenCount, text);
+    }
+  });
+
+  test('counts CJK text at least twice what length / 3.5 says', () => {
+    const han = texts[2];
+    assert.ok(estimateTokens(han) >= 2 * defaultTokenCounter({ id: 'h', content: han }));
+  });
+
+  test('is 0 for the empty string and a typed error for a non-string', () => {
+    assert.equal(estimateTokens(''), 0);
+    assert.throws(
+      () => estimateTokens(42),
+      (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/text',
+    );
+    assert.equal(estimateTokens('hello world'), estimateTokens('hello world'));
   });
 });

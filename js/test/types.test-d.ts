@@ -7,6 +7,7 @@ import {
   createSummarizer,
   defaultTokenCounter,
   ERROR_CODES,
+  estimateTokens,
   uncompress,
   type CompressResult,
   type ErrorCode,
@@ -82,6 +83,11 @@ const multimodal: Message[] = [
   },
 ];
 compress(multimodal);
+
+// The default mode's estimate of a text.
+const estimated: number = estimateTokens('什么是上下文窗口');
+// @ts-expect-error it estimates a text, not a message
+estimateTokens({ id: '1', content: 'hi' });
 
 // The callback error codes are part of the vocabulary.
 const callbackFailed: ErrorCode = 'CallbackFailed';
