@@ -304,8 +304,8 @@ function checkInputSize(messages: unknown, options: CompressOptions): void {
   if (units > limit) {
     throw new CompressError(
       'InputTooLarge',
-      `the request is over ${units} bytes, over the limit of ${limit} ` +
-        '(options.maxInputBytes; 0 disables it)',
+      `the message contents alone are ${units} UTF-16 units (at least as many bytes), over the ` +
+        `limit of ${limit} bytes (options.maxInputBytes; 0 disables it)`,
     );
   }
 }
