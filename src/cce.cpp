@@ -6,6 +6,7 @@
 #include <set>
 
 #include "budget.h"
+#include "envelope.h"
 #include "json_io.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
@@ -58,26 +59,6 @@ std::string errorCodesJson() {
 }
 
 namespace {
-
-std::string errorEnvelope(const Error& error) {
-  std::string out = "{\"ok\":false,\"error\":{\"code\":\"";
-  out += errorCodeName(error.code);
-  out += "\",\"message\":";
-  js::writeJsonString(js::fromUtf8(error.message), out);
-  out += ",\"path\":";
-  js::writeJsonString(js::fromUtf8(error.path), out);
-  out += "}}";
-  return out;
-}
-
-std::string okEnvelope(const char* field, const Value& payload) {
-  std::string out = "{\"ok\":true,\"";
-  out += field;
-  out += "\":";
-  js::writeJson(payload, out);
-  out += "}";
-  return out;
-}
 
 Error invalid(std::string message, std::string path) {
   return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
