@@ -55,26 +55,10 @@ std::string list(const std::vector<std::string>& messages) {
 // These tests reason in the reference's ceil(len / 3.5) units, so they pin tokenEstimate "chars"
 // (safe_estimate_test.cpp runs the ladder under the default script estimate).
 Value compressed(const std::string& messages, const std::string& options) {
-  const std::string pinned = "{\"tokenEstimate\":\"chars\"," + options.substr(1);
-  std::string envelope =
-      cce::compressJson("{\"messages\":" + messages + ",\"options\":" + pinned + "}");
-  cce::Result<Value> parsed = cce::parseJson(envelope);
-  REQUIRE(parsed.ok());
-  const Value* output = parsed->find(u"output");
-  if (!output) FAIL("compress failed: " << envelope);
-  return *output;
+  return cce::test::compressOutput(messages, "{\"tokenEstimate\":\"chars\"," + options.substr(1));
 }
 
-// JSON.stringify(uncompress(result.messages, result.verbatim).messages).
-std::string restored(const Value& result) {
-  std::string request = "{\"messages\":" + cce::js::toJson(*result.find(u"messages")) +
-                        ",\"store\":" + cce::js::toJson(*result.find(u"verbatim")) + "}";
-  cce::Result<Value> parsed = cce::parseJson(cce::uncompressJson(request));
-  REQUIRE(parsed.ok());
-  const Value* output = parsed->find(u"output");
-  REQUIRE(output != nullptr);
-  return cce::js::toJson(*output->find(u"messages"));
-}
+std::string restored(const Value& result) { return cce::test::restoredJson(result); }
 
 // "" when uncompress(result) gives back `messages` (JSON text) exactly, else where it differs.
 std::string roundTripDiff(const Value& result, const std::string& messages) {

@@ -7,6 +7,7 @@
 #include "cce.h"
 #include "json_io.h"
 #include "jscompat/json_writer.h"
+#include "unit_util.h"
 
 namespace {
 
@@ -21,27 +22,11 @@ std::string repeat(const std::string& s, int n) {
 const std::string kProse =
     "The service retries the upload after a short pause and logs every failed attempt. ";
 
-// compressJson's output (or the error envelope when it failed).
 Value compressed(const std::string& messages, const std::string& options) {
-  std::string envelope =
-      cce::compressJson("{\"messages\":" + messages + ",\"options\":" + options + "}");
-  cce::Result<Value> parsed = cce::parseJson(envelope);
-  REQUIRE(parsed.ok());
-  const Value* output = parsed->find(u"output");
-  if (!output) FAIL("compress failed: " << envelope);
-  return *output;
+  return cce::test::compressOutput(messages, options);
 }
 
-// JSON.stringify(uncompress(result.messages, result.verbatim).messages).
-std::string restored(const Value& result) {
-  std::string request = "{\"messages\":" + cce::js::toJson(*result.find(u"messages")) +
-                        ",\"store\":" + cce::js::toJson(*result.find(u"verbatim")) + "}";
-  cce::Result<Value> parsed = cce::parseJson(cce::uncompressJson(request));
-  REQUIRE(parsed.ok());
-  const Value* output = parsed->find(u"output");
-  REQUIRE(output != nullptr);
-  return cce::js::toJson(*output->find(u"messages"));
-}
+std::string restored(const Value& result) { return cce::test::restoredJson(result); }
 
 std::string contentOf(const Value& result, std::size_t i) {
   return cce::js::toJson(*result.find(u"messages")->items[i].find(u"content"));

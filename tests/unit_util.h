@@ -55,7 +55,9 @@ inline std::string restoredJson(const json::Value& out) {
   request.set(u"store", *out.find(u"verbatim"));
   Result<json::Value> envelope = parseJson(uncompressJson(js::toJson(request)));
   REQUIRE(envelope.ok());
-  return js::toJson(*envelope->find(u"output")->find(u"messages"));
+  const json::Value* output = envelope->find(u"output");
+  if (!output) FAIL("uncompress failed: " << js::toJson(envelope.value()));
+  return js::toJson(*output->find(u"messages"));
 }
 
 /// Reads a whole file; empty string when it cannot be read.
