@@ -3,6 +3,8 @@
 
 #include "token_estimate.h"
 
+#include "compiler.h"
+
 namespace cce {
 namespace detail {
 
@@ -168,8 +170,8 @@ const Unit* unitTable() {
     for (int c = 'a'; c <= 'z'; ++c) table[c] = kULower;
     for (int c = 'A'; c <= 'Z'; ++c) table[c] = kUUpper;
     for (int c = '0'; c <= '9'; ++c) table[c] = kUDigit;
-    table['\t'] = table[' '] = table['\v'] = table['\f'] = kUBlank;
-    table['\n'] = table['\r'] = kUNewline;
+    for (char16_t c : std::u16string_view(u"\t \v\f")) table[c] = kUBlank;
+    table[u'\n'] = table[u'\r'] = kUNewline;
     constexpr std::size_t kCount = sizeof kRanges / sizeof kRanges[0];
     for (std::size_t r = 0; r < kCount; ++r) {
       std::size_t end = r + 1 < kCount ? kRanges[r + 1].first : 0x10000;
@@ -334,33 +336,28 @@ struct FeatureSink {
     for (int k = 0; k < kFeatureCount; ++k) f[k] += (st.features >> k) & 1u;
     state = st.next;
   }
-  void add(TokenFeature feature) {
-    if (feature != kFeatureCount) ++f[feature];
-  }
+  void add(TokenFeature feature) { ++f[feature]; }
 };
-
-// kTokenFeatureCostMilli plus a zero for kFeatureCount ("no feature"), so adding is branch-free.
-constexpr std::array<std::uint32_t, kFeatureCount + 1> makeExtraCosts() {
-  std::array<std::uint32_t, kFeatureCount + 1> costs{};
-  for (int k = 0; k < kFeatureCount; ++k) costs[k] = kTokenFeatureCostMilli[k];
-  return costs;
-}
-constexpr std::array<std::uint32_t, kFeatureCount + 1> kExtraCostMilli = makeExtraCosts();
 
 struct CostSink {
   const Transition* table = transitionTable();
   std::uint32_t row = kSStart * kUnitCount;
   std::uint64_t milli = 0;
-  void advance(Unit u) {
+  CCE_ALWAYS_INLINE void advance(Unit u) {
     const Transition t = table[row + u];
     milli += t.milli;
     row = t.nextRow;
   }
-  void add(TokenFeature feature) { milli += kExtraCostMilli[feature]; }
+  void add(TokenFeature feature) { milli += kTokenFeatureCostMilli[feature]; }
+};
+
+// Where the seam replay sends the features of code points (both replays would add the same).
+struct IgnoredFeatures {
+  void add(TokenFeature) {}
 };
 
 // Reads a text's units in order: a surrogate pair is one unit (kUHigh) whose code point's feature
-// comes back in `extra`, and a symbol equal to the unit before it becomes kURepeat.
+// goes to the sink separately, and a symbol equal to the unit before it becomes kURepeat.
 class Reader {
  public:
   Reader(const char16_t* s, std::size_t begin, std::size_t end)
@@ -369,29 +366,32 @@ class Reader {
 
   bool done() const { return i_ >= end_; }
 
-  Unit read(TokenFeature& extra) {
+  // Once per UTF-16 unit: always inlined into the pass (see compiler.h), its rare surrogate path
+  // never. The code point's feature goes to `extra` (a sink's add).
+  template <class Extra>
+  CCE_ALWAYS_INLINE Unit read(Extra& extra) {
     const char16_t c = s_[i_++];
     Unit u = unitOf_[c];
     u = static_cast<Unit>(u + (kURepeat - kUSymbol) * (u == kUSymbol && c == before_));
     before_ = c;
-    extra = kFeatureCount;
-    if (u == kUHigh) {  // rare, so the branch is predicted
-      extra = kAstral;
-      if (i_ < end_ && unitOf_[s_[i_]] == kULow) {
-        char32_t cp = 0x10000 + ((static_cast<char32_t>(c) - 0xD800) << 10) +
-                      (static_cast<char32_t>(s_[i_]) - 0xDC00);
-        if (cp >= 0x20000 && cp < 0x40000) {
-          extra = kHan;  // Extension B and later
-        } else if (cp >= 0xE0000 && cp < 0xE1000) {
-          extra = kJoiners;  // tags (subdivision flags), variation selectors supplement
-        }
-        before_ = s_[i_++];
-      }
-    }
+    if (u == kUHigh) extra.add(readPairEnd(c));  // rare, so the branch is predicted
     return u;
   }
 
  private:
+  // After a high surrogate `c`: takes its low surrogate, if one follows, and names the feature of
+  // the code point (a lone high surrogate counts as astral too).
+  CCE_NOINLINE TokenFeature readPairEnd(char16_t c) {
+    if (i_ >= end_ || unitOf_[s_[i_]] != kULow) return kAstral;
+    char32_t cp = 0x10000 + ((static_cast<char32_t>(c) - 0xD800) << 10) +
+                  (static_cast<char32_t>(s_[i_]) - 0xDC00);
+    before_ = s_[i_++];
+    if (cp >= 0x20000 && cp < 0x40000) return kHan;  // Extension B and later
+    // Tags (subdivision flags) and the variation selectors supplement.
+    if (cp >= 0xE0000 && cp < 0xE1000) return kJoiners;
+    return kAstral;
+  }
+
   const Unit* unitOf_;
   const char16_t* s_;
   std::size_t i_;
@@ -402,11 +402,7 @@ class Reader {
 template <class Sink>
 void scan(const char16_t* s, std::size_t begin, std::size_t end, Sink& sink) {
   Reader reader(s, begin, end);
-  TokenFeature extra;
-  while (!reader.done()) {
-    sink.advance(reader.read(extra));
-    sink.add(extra);
-  }
+  while (!reader.done()) sink.advance(reader.read(sink));
 }
 
 // The automaton is one chain of dependent table loads, so its speed is the load latency. Two
@@ -422,29 +418,19 @@ std::uint64_t costInTwoHalves(const char16_t* s, std::size_t n) {
   Reader second(s, half, n);
   CostSink a;
   CostSink b;
-  TokenFeature extraA;
-  TokenFeature extraB;
   while (!first.done() && !second.done()) {
-    a.advance(first.read(extraA));
-    b.advance(second.read(extraB));
-    a.add(extraA);
-    b.add(extraB);
+    a.advance(first.read(a));
+    b.advance(second.read(b));
   }
-  while (!first.done()) {
-    a.advance(first.read(extraA));
-    a.add(extraA);
-  }
-  while (!second.done()) {
-    b.advance(second.read(extraB));
-    b.add(extraB);
-  }
+  while (!first.done()) a.advance(first.read(a));
+  while (!second.done()) b.advance(second.read(b));
   CostSink real;
   real.row = a.row;
   CostSink guess;
   Reader seam(s, half, n);
-  TokenFeature extra;  // the same in both replays: only states differ
+  IgnoredFeatures same;  // a code point's feature is the same in both replays: only states differ
   while (real.row != guess.row && !seam.done()) {
-    Unit u = seam.read(extra);
+    Unit u = seam.read(same);
     real.advance(u);
     guess.advance(u);
   }

@@ -7,18 +7,26 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler.h"
+
 namespace cce::js {
 
 using U16 = std::u16string;
 using U16View = std::u16string_view;
 
+namespace detail {
+// The rare half of isSpace, out of line so that the ASCII test inlines into every scanner loop.
+CCE_NOINLINE constexpr bool isSpaceFrom00A0(char16_t c) {
+  return c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
+}
+}  // namespace detail
+
 /// JS `\s` / `trim()` whitespace: U+0009-000D, 0020, 00A0, 1680, 2000-200A, 2028, 2029, 202F, 205F,
 /// 3000, FEFF. (Not U+0085, not U+180E, not U+200B.)
 constexpr bool isSpace(char16_t c) {
   if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D);
-  if (c < 0xA0) return false;
-  return c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-         c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
+  return c >= 0xA0 && detail::isSpaceFrom00A0(c);
 }
 
 /// JS `\w` without the `u` flag: [A-Za-z0-9_].
