@@ -17,17 +17,6 @@ inline bool isAsciiWord(const unsigned char* p) {
   return (word & 0x8080808080808080ULL) == 0;
 }
 
-// Four ASCII bytes as four UTF-16 units, in one 64-bit store (little-endian: x86, ARM, wasm). Wasm
-// has no vectoriser to turn a unit-by-unit loop into this.
-inline void widenFour(const unsigned char* p, char16_t* o) {
-  std::uint32_t bytes;
-  std::memcpy(&bytes, p, sizeof bytes);
-  const std::uint64_t units = (bytes & 0xFFu) | (std::uint64_t{bytes & 0xFF00u} << 8) |
-                              (std::uint64_t{bytes & 0xFF0000u} << 16) |
-                              (std::uint64_t{bytes & 0xFF000000u} << 24);
-  std::memcpy(o, &units, sizeof units);
-}
-
 // The same for four UTF-16 units.
 inline bool isAsciiUnits(const char16_t* p) {
   std::uint64_t word;
@@ -41,15 +30,21 @@ U16 fromUtf8(std::string_view bytes) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   const unsigned char* const end = p + bytes.size();
 
+  // Most strings are pure ASCII: widen those in one pass into a buffer of the exact size (the
+  // iterator constructor allocates once and skips the zero-fill that resize would do).
+  const unsigned char* ascii = p;
+  while (end - ascii >= 8 && isAsciiWord(ascii)) ascii += 8;
+  while (ascii < end && *ascii < 0x80) ++ascii;
+  if (ascii == end) return U16(p, end);
+
   U16 out;
   out.resize(bytes.size());  // never more UTF-16 units than bytes
   char16_t* o = out.data();
+  for (; p < ascii; ++p) *o++ = *p;
 
   while (p < end) {
-    // Most text is ASCII: eight bytes checked and widened per step.
     while (end - p >= 8 && isAsciiWord(p)) {
-      widenFour(p, o);
-      widenFour(p + 4, o + 4);
+      for (int k = 0; k < 8; ++k) o[k] = p[k];
       o += 8;
       p += 8;
     }
