@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: MIT
 // Speed of the package through its JS API (JS objects in -> JS objects out), with the boundary split:
 //   encode (JS -> bytes) | copy-in (into wasm memory) | wasm call (decode + engine + plan) | parse | rebuild
-// All runs use compat 'cce-1.0', the mode the reference timings belong to.
+// All runs use compat 'cce-1.0', the mode the reference timings belong to, except the scale
+// session's "default mode" rows. The main process runs the Node entry (the speed build,
+// cce-fast.wasm); the size build (cce.wasm) is timed on the scale session in a child process.
 // Prints the scale session, every scenario of shared/data/bench, a typical small conversation
 // (µs per call) and the instantiate time. Figures are medians; the 2-core machine is noisy.
 //
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 import { compress } from 'cce-wasm';
 
-import { timings } from '../dist/transport.js';
+import { engineBuild, timings } from '../dist/transport.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -78,6 +80,9 @@ function header(title) {
 const scaleDir = new URL('conformance/scale/', shared);
 const scaleJson = readFileSync(new URL('scale-conversation.json', scaleDir), 'utf8');
 const scaleRef = JSON.parse(readFileSync(new URL('scale-results.json', scaleDir), 'utf8'));
+console.log(
+  `engine: the ${engineBuild()} build (the Node entry loads dist/cce-fast.wasm; browsers get dist/cce.wasm)`,
+);
 header(
   `scale session: ${scaleRef.messages} messages, ${(scaleRef.json_bytes / 1e6).toFixed(1)} MB JSON`,
 );
@@ -91,6 +96,46 @@ for (const run of scaleRef.runs.filter((r) => r.engine === 'v1')) {
     run.options.tokenBudget ? Math.min(scaleRuns, 3) : scaleRuns,
   );
   row(JSON.stringify(run.options), Buffer.byteLength(scaleJson), m, run.median_ms);
+}
+
+{
+  // The default mode (no compat), which validates, keeps identifiers whole and counts with the
+  // script-aware estimate: what a caller who sets nothing gets.
+  const m = measure(scaleJson, {}, scaleRuns);
+  row('{} default mode', Buffer.byteLength(scaleJson), m);
+}
+
+// The size build (cce.wasm, what browsers and workers load), in a fresh process through
+// cce-wasm/init, end to end only.
+{
+  const probe = `import { readFileSync } from 'node:fs';
+    const { init, compress } = await import('cce-wasm/init');
+    await init({ wasmBinary: readFileSync('dist/cce.wasm') });
+    const json = readFileSync(process.argv[1], 'utf8');
+    const out = {};
+    for (const [label, options] of [['compat', { compat: 'cce-1.0' }], ['default', {}]]) {
+      compress(JSON.parse(json), options);
+      const times = [];
+      for (let i = 0; i < ${scaleRuns}; i++) {
+        const messages = JSON.parse(json);
+        const t0 = performance.now();
+        compress(messages, options);
+        times.push(performance.now() - t0);
+      }
+      out[label] = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+    }
+    console.log(JSON.stringify(out));`;
+  const out = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', probe, fileURLToPath(new URL('scale-conversation.json', scaleDir))],
+      { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 },
+    ),
+  );
+  console.log(
+    `size build (dist/cce.wasm, browsers and workers), scale session end to end: ` +
+      `{} ${out.compat.toFixed(1)} ms, default mode ${out.default.toFixed(1)} ms`,
+  );
 }
 
 // ---- bench scenarios ---------------------------------------------------------------------------
@@ -143,7 +188,7 @@ for (const file of readdirSync(benchDir)
 // ---- instantiate ---------------------------------------------------------------------------------
 {
   const probe = `import { readFileSync } from 'node:fs';
-    const bytes = readFileSync('dist/cce.wasm');
+    const bytes = readFileSync(process.argv[1]);
     let t = performance.now();
     const module = await WebAssembly.compile(bytes);
     const compileMs = performance.now() - t;
@@ -156,21 +201,23 @@ for (const file of readdirSync(benchDir)
     compress([{ id: '1', content: 'hi' }]);
     const firstCallMs = performance.now() - t;
     console.log(JSON.stringify({ compileMs, instantiateMs, firstCallMs }));`;
-  const samples = [];
-  for (let i = 0; i < (quick ? 3 : 7); i++) {
-    samples.push(
-      JSON.parse(
-        execFileSync(process.execPath, ['--input-type=module', '-e', probe], {
-          cwd: root,
-          encoding: 'utf8',
-        }),
-      ),
+  for (const file of ['dist/cce.wasm', 'dist/cce-fast.wasm']) {
+    const samples = [];
+    for (let i = 0; i < (quick ? 3 : 7); i++) {
+      samples.push(
+        JSON.parse(
+          execFileSync(process.execPath, ['--input-type=module', '-e', probe, file], {
+            cwd: root,
+            encoding: 'utf8',
+          }),
+        ),
+      );
+    }
+    const pick = (k) => median(samples.map((s) => s[k])).toFixed(2);
+    console.log(
+      `instantiate ${file}: compile ${pick('compileMs')} ms, instantiate + embind registration ${pick('instantiateMs')} ms, first call ${pick('firstCallMs')} ms (medians of ${samples.length} fresh processes)`,
     );
   }
-  const pick = (k) => median(samples.map((s) => s[k])).toFixed(2);
-  console.log(
-    `instantiate: compile ${pick('compileMs')} ms, instantiate + embind registration ${pick('instantiateMs')} ms, first call ${pick('firstCallMs')} ms (medians of ${samples.length} fresh processes)`,
-  );
 }
 
 // ---- session module: compaction projection and context-manager replay (issues 7 and 8) ----------

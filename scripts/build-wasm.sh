@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds the wasm modules in build/wasm (Emscripten 3.1.6) and copies them into dist/: cce.mjs +
-# cce.wasm (compress) and cce-session.mjs + cce-session.wasm (context manager, compaction).
+# cce.wasm (compress, built for size: browsers and workers), cce-fast.wasm (the same module built
+# for speed: Node and Deno; it shares cce.mjs) and cce-session.mjs + cce-session.wasm (context
+# manager, compaction).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,15 +36,26 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
 else
   cmake -S . -B "$build_dir" -DCCE_WASM_CLOSURE="$use_closure" >/dev/null
 fi
-cmake --build "$build_dir" --target cce_wasm cce_session -j "${CCE_JOBS:-2}"
+cmake --build "$build_dir" --target cce_wasm cce_wasm_fast cce_session -j "${CCE_JOBS:-2}"
 
-# Copy each module's two files from the same successful link, never one alone.
+# Both compress builds load through one glue file, so theirs must be identical (same bindings and
+# settings; only compile options and the allocator differ, which the glue does not see) except for
+# the default file name, which the package never uses: its loader hands the glue the wasm itself.
+if ! sed 's/"cce-fast\.wasm"/"cce.wasm"/' "$build_dir/cce-fast.mjs" | cmp -s - "$build_dir/cce.mjs"; then
+  echo "build-wasm: cce-fast.mjs differs from cce.mjs; the speed build cannot share the glue" >&2
+  exit 1
+fi
+
+# Copy each module's files from the same successful link, never one alone.
 mkdir -p dist
 for name in cce cce-session; do
   cp "$build_dir/$name.mjs" "dist/$name.mjs.tmp"
   cp "$build_dir/$name.wasm" "dist/$name.wasm.tmp"
+  if [ "$name" = cce ]; then cp "$build_dir/cce-fast.wasm" dist/cce-fast.wasm.tmp; fi
   mv "dist/$name.mjs.tmp" "dist/$name.mjs"
   mv "dist/$name.wasm.tmp" "dist/$name.wasm"
+  if [ "$name" = cce ]; then mv dist/cce-fast.wasm.tmp dist/cce-fast.wasm; fi
   echo "dist/$name.mjs $(wc -c < "dist/$name.mjs") bytes," \
     "dist/$name.wasm $(wc -c < "dist/$name.wasm") bytes"
 done
+echo "dist/cce-fast.wasm $(wc -c < dist/cce-fast.wasm) bytes"

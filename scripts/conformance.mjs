@@ -4,6 +4,8 @@
 //
 //   npm run conformance -- DIR [--filter SUBSTRING] [--verbose]   every DIR/cases/*.json
 //   npm run conformance:scale [-- DIR]                            the scale session (DIR/scale-*.json)
+//   ... --wasm dist/cce.wasm    through cce-wasm/init with that build instead of the Node entry's
+//                               (cce-fast.wasm); the line before the count names the build used
 //
 // Every case runs with `compat: 'cce-1.0'`. Async cases run through real Promises with the README's mock summarizers, token-counter cases
 // through JS counters, factory cases through createSummarizer / createEscalatingSummarizer and the
@@ -294,19 +296,31 @@ async function main(argv) {
   let filter = '';
   let scale = false;
   let verbose = false;
+  let wasm;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--filter') filter = argv[++i] ?? '';
     else if (arg === '--scale') scale = true;
     else if (arg === '--verbose' || arg === '-v') verbose = true;
+    else if (arg === '--wasm') wasm = argv[++i];
     else dir = arg;
   }
   if (!dir) {
-    console.error('usage: conformance.mjs DIR [--filter SUBSTRING] [--verbose] | --scale DIR');
+    console.error(
+      'usage: conformance.mjs DIR [--filter SUBSTRING] [--verbose] [--wasm FILE] | --scale DIR',
+    );
     process.exit(2);
   }
   dir = resolve(dir);
-  const api = await import('cce-wasm');
+  let api;
+  if (wasm) {
+    api = await import('cce-wasm/init');
+    await api.init({ wasmBinary: readFileSync(wasm) });
+  } else {
+    api = await import('cce-wasm');
+  }
+  const { engineBuild } = await import('../dist/transport.js');
+  console.log(`engine: the ${engineBuild()} build (${wasm ?? 'dist/cce-fast.wasm, the Node entry'})`);
   let passed = 0;
   let failed = 0;
   if (scale) {

@@ -49,6 +49,8 @@ EMSCRIPTEN_BINDINGS(cce) {
   });
   emscripten::function("errorCodesJson", &cce::errorCodesJson);
   emscripten::function("version", +[] { return std::string(cce::version()); });
+  // "size" (cce.wasm) or "speed" (cce-fast.wasm): which build of the same engine is loaded.
+  emscripten::function("build", +[] { return std::string(CCE_WASM_BUILD); });
   // Executes `unreachable`, so the JS tests can check recovery from a real trap.
   emscripten::function("debugTrap", +[] { __builtin_trap(); });
 }

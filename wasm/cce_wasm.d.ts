@@ -38,6 +38,8 @@ export interface CceModule extends CceModuleArg {
   /** JSON array of the error codes, e.g. `["InvalidJson", ...]`. */
   errorCodesJson(): string;
   version(): string;
+  /** "size" for cce.wasm, "speed" for cce-fast.wasm (the same engine built for speed). */
+  build(): 'size' | 'speed';
   /** Executes `unreachable` (tests of trap recovery). */
   debugTrap(): void;
   _malloc(size: number): number;

@@ -36,6 +36,7 @@ export const RAW_FUNCTIONS = [
   'estimateTokensUtf16',
   'errorCodesJson',
   'version',
+  'build',
   'debugTrap',
 ] as const satisfies ReadonlyArray<keyof CceModule>;
 
@@ -386,6 +387,11 @@ export function estimateTextTokens(text: string): number {
 /** @internal The engine's version string. */
 export function engineVersion(): string {
   return engine().version();
+}
+
+/** @internal Which build of the engine is loaded: 'size' (cce.wasm) or 'speed' (cce-fast.wasm). */
+export function engineBuild(): string {
+  return engine().build();
 }
 
 /** @internal The engine's error vocabulary (tests compare it with ERROR_CODES). */

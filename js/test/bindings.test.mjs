@@ -2,7 +2,7 @@
 // The raw embind surface of dist/cce.mjs equals the declared list, and its bytes entry points work.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 
 import createCceModule from '../../dist/cce.mjs';
 import {
@@ -12,7 +12,12 @@ import {
   UNCOMPRESS_MAGIC,
 } from '../../dist/transport.js';
 
-const wasm = new WebAssembly.Module(readFileSync(new URL('../../dist/cce.wasm', import.meta.url)));
+// Both builds of the compress module load through the one glue file.
+const builds = [
+  ['cce.wasm', 'size'],
+  ['cce-fast.wasm', 'speed'],
+];
+let wasm;
 
 async function rawModule() {
   const arg = {
@@ -50,117 +55,128 @@ const prose =
   'The deployment pipeline retries each failed upload after a short pause and records every ' +
   'attempt in the audit log, so operators can see what happened. ';
 
-describe('raw module', () => {
-  test('binds exactly the declared functions', async () => {
-    const raw = await rawModule();
-    // embind marks each bound function with its argument count (`argCount`, which Closure renames
-    // but keeps consistent): find that marker on one binding, then every function carrying it.
-    const standard = new Set(['length', 'name', 'prototype', 'arguments', 'caller']);
-    const marker = Object.getOwnPropertyNames(raw.compressBytes).find(
-      (p) => !standard.has(p) && typeof raw.compressBytes[p] === 'number',
-    );
-    assert.ok(marker, 'embind marks its bindings with their argument count');
-    const bound = Object.keys(raw).filter(
-      (k) => typeof raw[k] === 'function' && Object.hasOwn(raw[k], marker),
-    );
-    assert.deepEqual(bound.sort(), [...RAW_FUNCTIONS].sort());
-    assert.equal(typeof raw._malloc, 'function');
-    assert.equal(typeof raw._free, 'function');
-    assert.ok(raw.HEAPU8 instanceof Uint8Array);
-  });
+for (const [file, build] of builds) {
+  describe(`raw module (${file})`, () => {
+    before(() => {
+      wasm = new WebAssembly.Module(readFileSync(new URL(`../../dist/${file}`, import.meta.url)));
+    });
 
-  test('compresses a bytes request and keeps a lone surrogate of an id', async () => {
-    const raw = await rawModule();
-    const request = encode((out) => {
-      out.word(COMPRESS_MAGIC);
-      out.word(2);
-      for (const [id, role, times] of [
-        ['a\ud800', 'user', 4],
-        ['b', 'assistant', 5],
-      ]) {
-        out.word(2); // content is a string
-        out.scalar(id);
-        out.scalar(role);
-        out.string(prose.repeat(times));
-      }
-      out.word(2);
-      out.string('recencyWindow');
-      out.value(0);
-      out.string('compat');
-      out.value('cce-1.0');
+    test(`instantiates with dist/cce.mjs and reports the ${build} build`, async () => {
+      const raw = await rawModule();
+      assert.equal(raw.build(), build);
     });
-    const envelope = call(raw, 'compressBytes', request);
-    assert.equal(envelope.ok, true);
-    const { messages, verbatim } = envelope.plan;
-    assert.equal(messages.length, 2);
-    assert.deepEqual(messages[0].o.src, [0]);
-    assert.match(messages[0].c, /^\[summary/);
-    assert.deepEqual(
-      verbatim.map(([key]) => key),
-      ['a\ud800', 'b'],
-    );
-  });
 
-  test('asks for store entries as pending ids, then answers the plan', async () => {
-    const raw = await rawModule();
-    const request = encode((out) => {
-      out.word(UNCOMPRESS_MAGIC);
-      out.word(1);
-      out.word(256); // _cce_original.ids follows
-      out.word(2);
-      out.scalar('x');
-      out.scalar(7);
-      out.word(1); // the store is an object
-      out.word(0); // not recursive
+    test('binds exactly the declared functions', async () => {
+      const raw = await rawModule();
+      // embind marks each bound function with its argument count (`argCount`, which Closure renames
+      // but keeps consistent): find that marker on one binding, then every function carrying it.
+      const standard = new Set(['length', 'name', 'prototype', 'arguments', 'caller']);
+      const marker = Object.getOwnPropertyNames(raw.compressBytes).find(
+        (p) => !standard.has(p) && typeof raw.compressBytes[p] === 'number',
+      );
+      assert.ok(marker, 'embind marks its bindings with their argument count');
+      const bound = Object.keys(raw).filter(
+        (k) => typeof raw[k] === 'function' && Object.hasOwn(raw[k], marker),
+      );
+      assert.deepEqual(bound.sort(), [...RAW_FUNCTIONS].sort());
+      assert.equal(typeof raw._malloc, 'function');
+      assert.equal(typeof raw._free, 'function');
+      assert.ok(raw.HEAPU8 instanceof Uint8Array);
     });
-    const first = call(raw, 'uncompressBytes', request);
-    assert.deepEqual(first.pending, { ids: ['x', '7'] });
-    const store = encode((out) => {
-      out.word(2);
-      out.string('x');
-      out.word(0); // found, no _cce_original
-      out.string('7');
-      out.word(1); // falsy: missing
-    });
-    const second = call(raw, 'uncompressBytes', request, store);
-    assert.deepEqual(second.plan, {
-      messages: [{ k: 'x' }],
-      messages_expanded: 1,
-      messages_passthrough: 0,
-      missing_ids: [[3, '7']],
-    });
-  });
 
-  test('reports errors as envelopes, not exceptions, malformed buffers included', async () => {
-    const raw = await rawModule();
-    const notArray = encode((out) => {
-      out.word(COMPRESS_MAGIC);
-      out.word(0xffffffff);
-      out.word(0);
+    test('compresses a bytes request and keeps a lone surrogate of an id', async () => {
+      const raw = await rawModule();
+      const request = encode((out) => {
+        out.word(COMPRESS_MAGIC);
+        out.word(2);
+        for (const [id, role, times] of [
+          ['a\ud800', 'user', 4],
+          ['b', 'assistant', 5],
+        ]) {
+          out.word(2); // content is a string
+          out.scalar(id);
+          out.scalar(role);
+          out.string(prose.repeat(times));
+        }
+        out.word(2);
+        out.string('recencyWindow');
+        out.value(0);
+        out.string('compat');
+        out.value('cce-1.0');
+      });
+      const envelope = call(raw, 'compressBytes', request);
+      assert.equal(envelope.ok, true);
+      const { messages, verbatim } = envelope.plan;
+      assert.equal(messages.length, 2);
+      assert.deepEqual(messages[0].o.src, [0]);
+      assert.match(messages[0].c, /^\[summary/);
+      assert.deepEqual(
+        verbatim.map(([key]) => key),
+        ['a\ud800', 'b'],
+      );
     });
-    assert.deepEqual(call(raw, 'compressBytes', notArray).error, {
-      code: 'InvalidInput',
-      message: 'compress(): messages must be an array',
-      path: '/messages',
+
+    test('asks for store entries as pending ids, then answers the plan', async () => {
+      const raw = await rawModule();
+      const request = encode((out) => {
+        out.word(UNCOMPRESS_MAGIC);
+        out.word(1);
+        out.word(256); // _cce_original.ids follows
+        out.word(2);
+        out.scalar('x');
+        out.scalar(7);
+        out.word(1); // the store is an object
+        out.word(0); // not recursive
+      });
+      const first = call(raw, 'uncompressBytes', request);
+      assert.deepEqual(first.pending, { ids: ['x', '7'] });
+      const store = encode((out) => {
+        out.word(2);
+        out.string('x');
+        out.word(0); // found, no _cce_original
+        out.string('7');
+        out.word(1); // falsy: missing
+      });
+      const second = call(raw, 'uncompressBytes', request, store);
+      assert.deepEqual(second.plan, {
+        messages: [{ k: 'x' }],
+        messages_expanded: 1,
+        messages_passthrough: 0,
+        missing_ids: [[3, '7']],
+      });
     });
-    const truncated = encode((out) => {
-      out.word(COMPRESS_MAGIC);
-      out.word(3);
-      out.word(2);
-      out.scalar('a');
+
+    test('reports errors as envelopes, not exceptions, malformed buffers included', async () => {
+      const raw = await rawModule();
+      const notArray = encode((out) => {
+        out.word(COMPRESS_MAGIC);
+        out.word(0xffffffff);
+        out.word(0);
+      });
+      assert.deepEqual(call(raw, 'compressBytes', notArray).error, {
+        code: 'InvalidInput',
+        message: 'compress(): messages must be an array',
+        path: '/messages',
+      });
+      const truncated = encode((out) => {
+        out.word(COMPRESS_MAGIC);
+        out.word(3);
+        out.word(2);
+        out.scalar('a');
+      });
+      const error = call(raw, 'compressBytes', truncated).error;
+      assert.equal(error.code, 'InvalidInput');
+      assert.match(error.message, /malformed bytes request/);
+      assert.match(call(raw, 'uncompressBytes', notArray).error.message, /malformed/);
+      assert.deepEqual(JSON.parse(raw.errorCodesJson()), [
+        'InvalidJson',
+        'InvalidInput',
+        'InputTooLarge',
+        'BudgetTooSmall',
+        'CallbackFailed',
+        'Timeout',
+        'Internal',
+      ]);
     });
-    const error = call(raw, 'compressBytes', truncated).error;
-    assert.equal(error.code, 'InvalidInput');
-    assert.match(error.message, /malformed bytes request/);
-    assert.match(call(raw, 'uncompressBytes', notArray).error.message, /malformed/);
-    assert.deepEqual(JSON.parse(raw.errorCodesJson()), [
-      'InvalidJson',
-      'InvalidInput',
-      'InputTooLarge',
-      'BudgetTooSmall',
-      'CallbackFailed',
-      'Timeout',
-      'Internal',
-    ]);
   });
-});
+}

@@ -59,9 +59,29 @@ describe('default entry', () => {
       console.log(JSON.stringify({ summary: summary(compress(messages, { recencyWindow: 0 })), loadMs }));`);
     assert.equal(out.summary, EXPECTED);
   });
+
+  test('loads the speed build (cce-fast.wasm) under Node', async () => {
+    const out = await run(`await import('cce-wasm');
+      const { engineBuild } = await import('./dist/transport.js');
+      console.log(JSON.stringify({ build: engineBuild() }));`);
+    assert.equal(out.build, 'speed');
+  });
 });
 
 describe('cce-wasm/init', () => {
+  test('loads the size build when given cce.wasm, and the speed build when given cce-fast.wasm', async () => {
+    const builds = {};
+    for (const file of ['cce.wasm', 'cce-fast.wasm']) {
+      const out = await run(`import { readFileSync } from 'node:fs';
+        import { init } from 'cce-wasm/init';
+        await init({ wasmBinary: readFileSync('dist/${file}') });
+        const { engineBuild } = await import('./dist/transport.js');
+        console.log(JSON.stringify({ build: engineBuild() }));`);
+      builds[file] = out.build;
+    }
+    assert.deepEqual(builds, { 'cce.wasm': 'size', 'cce-fast.wasm': 'speed' });
+  });
+
   test('throws a clear CompressError before init()', async () => {
     const out = await run(`import { compress, CompressError } from 'cce-wasm/init';
       try { compress([]); console.log('{}'); } catch (e) {

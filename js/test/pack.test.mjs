@@ -50,6 +50,7 @@ describe('npm pack', () => {
       'dist/init.d.ts',
       'dist/cce.mjs',
       'dist/cce.wasm',
+      'dist/cce-fast.wasm',
     ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
