@@ -471,6 +471,9 @@ class FusedColdState {
   // After the last unit: `special` counts the high_special_char_ratio units.
   CCE_NOINLINE bool finish(std::size_t special);
 
+  // Whether a "```" started before the unit the hot scan stopped at (every '`' is an action).
+  bool sawTripleBacktick() const { return mayHaveFence_; }
+
  private:
   // A line of any kind (`^` under /m) starts at p.
   void lineStartAt(std::size_t p) {
@@ -686,35 +689,45 @@ HotScan::Stop HotScan::next() {
   return why;
 }
 
-bool scanForHardReason(View text) {
+// The fused pass. It also answers whether the text holds "```" (`fence`), which the pipeline
+// asks first: every '`' is an action, so the pass knows for the part it read, and only a pass
+// that stops early at a hard reason leaves the rest to search.
+bool scanForHardReason(View text, bool& fence) {
   HotScan hot(text);
   match::SqlKeywordScanner sql;
   FusedColdState cold(text);
   constexpr std::size_t kMinKeyRun = FusedColdState::kMinKeyRun;
+  auto stopEarly = [&] {
+    fence = cold.sawTripleBacktick() || text.find(u"```", hot.at()) != View::npos;
+    return true;
+  };
   for (;;) {
     switch (hot.next()) {
       case HotScan::Stop::kEnd: {
+        fence = cold.sawTripleBacktick();
         const std::size_t n = text.size();
         if (n - hot.keyRunStart() >= kMinKeyRun && cold.keyRun(hot.keyRunStart(), n)) return true;
         return cold.finish(hot.special()) || sql.finish(text);
       }
       case HotScan::Stop::kNonAscii: {
         const std::size_t i = hot.at();
-        if (cold.onNonAscii(i)) return true;
-        if (i - hot.keyRunStart() >= kMinKeyRun && cold.keyRun(hot.keyRunStart(), i)) return true;
+        if (cold.onNonAscii(i)) return stopEarly();
+        if (i - hot.keyRunStart() >= kMinKeyRun && cold.keyRun(hot.keyRunStart(), i)) {
+          return stopEarly();
+        }
         hot.endKeyRun(/*skip=*/true);
         break;
       }
       case HotScan::Stop::kKeyRun:
-        if (cold.keyRun(hot.keyRunStart(), hot.at())) return true;
+        if (cold.keyRun(hot.keyRunStart(), hot.at())) return stopEarly();
         hot.endKeyRun(/*skip=*/false);
         break;
       case HotScan::Stop::kAction:
-        if (cold.onAction(hot.at())) return true;
+        if (cold.onAction(hot.at())) return stopEarly();
         hot.skip();
         break;
       case HotScan::Stop::kWord:
-        if (sql.anchor(text, hot.wordStart(), hot.at())) return true;
+        if (sql.anchor(text, hot.wordStart(), hot.at())) return stopEarly();
         break;
     }
   }
@@ -1032,8 +1045,15 @@ Classification classifyMessage(std::u16string_view content) {
 }
 
 bool hasHardReason(std::u16string_view content) {
+  return scanFenceAndHardReason(content).hardReason;
+}
+
+FenceAndHardReason scanFenceAndHardReason(std::u16string_view content) {
   // One fused pass; classifyMessage keeps the detector-by-detector form it must agree with.
-  return hasJsonStructure(content) || scanForHardReason(content);
+  if (hasJsonStructure(content)) return {content.find(u"```") != View::npos, true};
+  FenceAndHardReason out;
+  out.hardReason = scanForHardReason(content, out.tripleBacktick);
+  return out;
 }
 
 bool isValidJson(std::u16string_view text) {

@@ -31,6 +31,14 @@ Classification classifyMessage(std::u16string_view content);
 /// sql_content, verse_pattern). Stops at the first one found.
 bool hasHardReason(std::u16string_view content);
 
+/// What the pipeline asks first about a content (§2.1 rules 7-8), from one pass where possible:
+/// whether it holds "```", and hasHardReason(content).
+struct FenceAndHardReason {
+  bool tripleBacktick = false;
+  bool hardReason = false;
+};
+FenceAndHardReason scanFenceAndHardReason(std::u16string_view content);
+
 /// Spec §3.7 `isValidJson`: trimmed text starts with `{` or `[` and is one complete JSON text.
 bool isValidJson(std::u16string_view text);
 

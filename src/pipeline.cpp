@@ -281,12 +281,15 @@ std::vector<MessageClass> classifyMessages(const std::vector<Message>& messages,
 }
 
 MessageClass classifyContent(const U16& content) {
-  // Rules 7-10 of §2.1: they depend on the content alone.
-  if (content.find(u"```") != U16::npos) {
+  // Rules 7-10 of §2.1: they depend on the content alone. A fence decides before hard reasons,
+  // but one pass answers both.
+  if (content.empty()) return MessageClass::Compressible;
+  const FenceAndHardReason scan = scanFenceAndHardReason(content);
+  if (scan.tripleBacktick) {
     return splitCodeAndProse(content).proseLength >= 80 ? MessageClass::CodeSplit
                                                          : MessageClass::Preserved;
   }
-  if (!content.empty() && hasHardReason(content)) return MessageClass::Preserved;
+  if (scan.hardReason) return MessageClass::Preserved;
   if (isValidJson(content)) return MessageClass::Preserved;
   return MessageClass::Compressible;
 }

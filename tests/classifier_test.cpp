@@ -26,8 +26,10 @@ namespace {
 
 using cce::Classification;
 using cce::classifyMessage;
+using cce::FenceAndHardReason;
 using cce::hasHardReason;
 using cce::isValidJson;
+using cce::scanFenceAndHardReason;
 using cce::Tier;
 using cce::match::ApiKeyKind;
 
@@ -815,6 +817,38 @@ TEST_SUITE("classifier") {
     }
     CHECK(hard > 1000);  // both answers are well exercised
     CHECK(clean > 300);
+  }
+
+  TEST_CASE("the fused pass finds a fence exactly when the text holds ```, before or after a "
+            "hard reason") {
+    // The pipeline's first two questions come from one pass that may stop early at a hard
+    // reason: the fence answer must still cover the whole text.
+    TextGenerator generator(20261122);
+    std::vector<std::u16string> texts;
+    for (int k = 0; k < 4000; ++k) texts.push_back(generator.text(/*mild=*/k % 2 == 1));
+    const std::u16string hardFirst = u"SELECT id FROM users WHERE id = 1 AND name = 'x'; ";
+    const std::u16string prose = u"The deployment finished without errors after the retry. ";
+    texts.push_back(hardFirst + prose + u"and then ``` later");
+    texts.push_back(hardFirst + prose);
+    texts.push_back(u"```" + hardFirst);
+    texts.push_back(u"{\"a\": 1} and a ``` after a json start");
+    texts.push_back(u"{\"a\": 1} without a fence");
+    texts.push_back(prose + u"``");
+    texts.push_back(prose + u"`` `");
+    std::size_t fences = 0, hardWithLaterFence = 0;
+    for (const std::u16string& text : texts) {
+      const FenceAndHardReason scan = scanFenceAndHardReason(text);
+      const bool fence = text.find(u"```") != std::u16string::npos;
+      fences += fence;
+      hardWithLaterFence += scan.hardReason && fence;
+      if (scan.tripleBacktick != fence || scan.hardReason != hasHardReason(text)) {
+        CAPTURE(show(text));
+        CHECK(scan.tripleBacktick == fence);
+        CHECK(scan.hardReason == hasHardReason(text));
+      }
+    }
+    CHECK(fences > 300);
+    CHECK(hardWithLaterFence > 100);
   }
 }
 
