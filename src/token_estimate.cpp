@@ -439,6 +439,13 @@ std::uint64_t costInTwoHalves(const char16_t* s, std::size_t n) {
 
 }  // namespace
 
+std::uint64_t costMilli(std::u16string_view text) {
+  if (text.size() >= 256) return costInTwoHalves(text.data(), text.size());
+  CostSink sink;
+  scan(text.data(), 0, text.size(), sink);
+  return sink.milli;
+}
+
 TokenFeatures tokenFeatures(std::u16string_view text) {
   FeatureSink sink;
   scan(text.data(), 0, text.size(), sink);
@@ -460,14 +467,7 @@ const char* tokenFeatureName(int feature) {
 
 double estimateTokens(std::u16string_view text) {
   if (text.empty()) return 0;
-  std::uint64_t milli;
-  if (text.size() >= 256) {
-    milli = detail::costInTwoHalves(text.data(), text.size());
-  } else {
-    detail::CostSink sink;
-    detail::scan(text.data(), 0, text.size(), sink);
-    milli = sink.milli;
-  }
+  const std::uint64_t milli = detail::costMilli(text);
   // Any non-empty text is at least one token (a lone blank has no feature of its own).
   return milli == 0 ? 1.0 : static_cast<double>((milli + 999) / 1000);
 }

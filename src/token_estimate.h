@@ -64,6 +64,10 @@ using TokenFeatures = std::array<std::uint64_t, kFeatureCount>;
 /// The counts behind estimateTokens (the calibration script fits the costs to them).
 TokenFeatures tokenFeatures(std::u16string_view text);
 
+/// The sum of the feature costs of `text`, in thousandths of a token, by the estimate's own pass
+/// (estimateTokens rounds it up); tests hold it equal to the costs of tokenFeatures.
+std::uint64_t costMilli(std::u16string_view text);
+
 /// Cost of one unit of each feature, in thousandths of a token.
 extern const std::array<std::uint32_t, kFeatureCount> kTokenFeatureCostMilli;
 

@@ -240,16 +240,20 @@ TEST_SUITE("token_estimate") {
     }
   }
 
-  TEST_CASE("equals the rounded cost of its feature counts, however a long text is split") {
+  TEST_CASE("costs exactly what its feature counts cost, however a long text is split") {
     // Long texts (from 256 units) are estimated in two interleaved halves and the seam is
-    // repaired; the feature counts come from a plain serial pass, so any seam mistake shows up as
-    // a difference.
-    auto fromFeatures = [](std::u16string_view text) {
+    // repaired; the feature counts come from a plain serial pass of step(), so any seam mistake
+    // shows up as a difference, to the thousandth of a token.
+    auto milliFromFeatures = [](std::u16string_view text) {
       cce::detail::TokenFeatures f = cce::detail::tokenFeatures(text);
       std::uint64_t milli = 0;
       for (int k = 0; k < cce::detail::kFeatureCount; ++k) {
         milli += f[k] * cce::detail::kTokenFeatureCostMilli[k];
       }
+      return milli;
+    };
+    auto fromFeatures = [&](std::u16string_view text) {
+      const std::uint64_t milli = milliFromFeatures(text);
       return text.empty() ? 0.0 : milli == 0 ? 1.0 : static_cast<double>((milli + 999) / 1000);
     };
     std::vector<std::u16string> texts = allSamples();
@@ -276,9 +280,21 @@ TEST_SUITE("token_estimate") {
       for (int i = 0; i < 40; ++i) mixed += piece;
     }
     texts.push_back(mixed);
+    // Words of every length after every kind of start, below, at and past both length caps
+    // (spaced words after a blank, bare ones after punctuation or a capital).
+    for (std::size_t length = 1; length <= 12; ++length) {
+      const std::u16string word(length, u'e');
+      for (const char16_t* before : {u" ", u"(", u"\n", u"X", u"Ab", u"a1", u"é"}) {
+        std::u16string text;
+        for (int i = 0; i < 30; ++i) text += std::u16string(before) + word;
+        texts.push_back(text);
+        texts.push_back(text.substr(0, 200));
+      }
+    }
     for (const std::u16string& text : texts) {
       CAPTURE(cce::js::toUtf8(text.substr(0, 40)));
       CAPTURE(text.size());
+      CHECK(cce::detail::costMilli(text) == milliFromFeatures(text));
       CHECK(estimateTokens(text) == fromFeatures(text));
     }
   }
