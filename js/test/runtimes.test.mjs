@@ -405,31 +405,39 @@ describe('Chromium', () => {
     }
   }
 
-  test('a page on 127.0.0.1 imports the package and compresses', async (t) => {
-    await withChromium(t, async (open) => {
-      const { page, errors, report } = await open('/');
-      if (process.env.CCE_SCREENSHOT) await page.screenshot({ path: process.env.CCE_SCREENSHOT });
-      assert.equal(report.failure, undefined);
-      assert.deepEqual(errors, []);
-      assert.equal(report.json, EXPECTED);
-      assert.equal(report.identity, corpusCase.expected.compress.compression.messages_preserved);
-      assert.equal(report.roundTrip, corpusCase.expected.roundtrip_ok);
-      assert.equal(report.lone, true);
-      assert.equal(report.asyncIsPromise, true);
-      assert.equal(
-        report.asyncJson,
-        EXPECTED,
-        'a rejecting summarizer falls back to the sync output',
-      );
-      assert.deepEqual(report.error, [
-        true,
-        'InvalidInput',
-        'compress(): messages[0] must be an object',
-      ]);
-      assert.equal(report.trap, 'Internal');
-      assert.equal(report.afterTrap, true);
+  for (const [name, query, build] of [
+    ['imports the package and compresses', '', 'size'],
+    ['compresses with the speed build loaded through init({ wasmUrl })', '?wasm=fast', 'speed'],
+  ]) {
+    test(`a page on 127.0.0.1 ${name}`, async (t) => {
+      await withChromium(t, async (open) => {
+        const { page, errors, report } = await open(`/${query}`);
+        if (process.env.CCE_SCREENSHOT && !query) {
+          await page.screenshot({ path: process.env.CCE_SCREENSHOT });
+        }
+        assert.equal(report.failure, undefined);
+        assert.deepEqual(errors, []);
+        assert.equal(report.build, build);
+        assert.equal(report.json, EXPECTED);
+        assert.equal(report.identity, corpusCase.expected.compress.compression.messages_preserved);
+        assert.equal(report.roundTrip, corpusCase.expected.roundtrip_ok);
+        assert.equal(report.lone, true);
+        assert.equal(report.asyncIsPromise, true);
+        assert.equal(
+          report.asyncJson,
+          EXPECTED,
+          'a rejecting summarizer falls back to the sync output',
+        );
+        assert.deepEqual(report.error, [
+          true,
+          'InvalidInput',
+          'compress(): messages[0] must be an object',
+        ]);
+        assert.equal(report.trap, 'Internal');
+        assert.equal(report.afterTrap, true);
+      });
     });
-  });
+  }
 
   for (const via of ['init', 'entries']) {
     const how =
