@@ -30,8 +30,11 @@ function newest(dir) {
 }
 
 run('bash', ['scripts/setup.sh']);
-// dist/node.js is the package's Node entry (the `node` export condition); index.js fetches the wasm.
-const built = ['dist/node.js', 'dist/cce.wasm', 'dist/cce.mjs'].map((f) => join(root, f));
+// dist/node.js is the package's Node entry (the `node` export condition), which reads
+// cce-fast.wasm; index.js fetches cce.wasm.
+const built = ['dist/node.js', 'dist/cce.wasm', 'dist/cce.mjs', 'dist/cce-fast.wasm'].map((f) =>
+  join(root, f),
+);
 const stale = !built.every(existsSync) ||
   Math.max(newest('src'), newest('js/src'), newest('wasm')) > statSync(built[1]).mtimeMs;
 if (stale) {
