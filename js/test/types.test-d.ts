@@ -17,6 +17,7 @@ import {
   type VerbatimMap,
 } from 'cce-wasm';
 import wasmFromPackage from 'cce-wasm/cce.wasm';
+import fastWasmFromPackage from 'cce-wasm/cce-fast.wasm';
 import { init, type InitOptions } from 'cce-wasm/init';
 
 const messages: Message[] = [
@@ -148,6 +149,7 @@ const loads: Array<Promise<void>> = [
   init({ wasmUrl: new URL('https://example.com/cce.wasm') }),
 ];
 init({ wasmModule: wasmFromPackage });
+init({ wasmModule: fastWasmFromPackage }); // the speed build, typed like cce.wasm
 // @ts-expect-error one source at a time
 init({ wasmModule, wasmBinary: bytes });
 // @ts-expect-error a URL is not a module
