@@ -99,10 +99,23 @@ void JsonAnswer::value(const json::Value& v) {
 
 // ---- binary -------------------------------------------------------------------------------------
 
+const std::vector<std::u16string_view>& answerKeyNames() {
+  static const std::vector<std::u16string_view> names = {
+#define CCE_ANSWER_KEY_NAME(name) u## #name,
+      CCE_ANSWER_KEYS(CCE_ANSWER_KEY_NAME)
+#undef CCE_ANSWER_KEY_NAME
+  };
+  return names;
+}
+
+std::u16string_view answerKeyName(AnswerKey key) {
+  return answerKeyNames()[static_cast<std::size_t>(key)];
+}
+
 void BytesAnswer::word(std::uint32_t w) {
   char bytes[4];
   std::memcpy(bytes, &w, 4);  // wasm and every host this builds on are little-endian
-  out_.append(bytes, 4);
+  tree_.append(bytes, 4);
 }
 
 void BytesAnswer::tagged(AnswerTag tag) {
@@ -118,7 +131,7 @@ void BytesAnswer::number(double d) {
   tagged(AnswerTag::Number);
   char bytes[8];
   std::memcpy(bytes, &d, 8);
-  out_.append(bytes, 8);
+  tree_.append(bytes, 8);
 }
 
 void BytesAnswer::index(std::size_t n) {
@@ -128,24 +141,38 @@ void BytesAnswer::index(std::size_t n) {
 }
 
 void BytesAnswer::string(std::u16string_view s) {
-  tagged(hasLoneSurrogate(s) ? AnswerTag::LoneString : AnswerTag::String);
+  tagged(AnswerTag::String);
+  word(static_cast<std::uint32_t>(pool_.size()));
   word(static_cast<std::uint32_t>(s.size()));
-  const std::size_t bytes = s.size() * 2;
-  out_.append(reinterpret_cast<const char*>(s.data()), bytes);
-  if (bytes % 4 != 0) out_.append(2, '\0');
+  pool_.append(s);
 }
 
 void BytesAnswer::utf8(std::string_view s) { string(js::fromUtf8(s)); }
 
+void BytesAnswer::key(AnswerKey k) {
+  tagged(AnswerTag::Key);
+  word(static_cast<std::uint32_t>(k));
+  afterKey_ = true;
+}
+
+void BytesAnswer::key(std::u16string_view k) {
+  const std::vector<std::u16string_view>& names = answerKeyNames();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == k) return key(static_cast<AnswerKey>(i));
+  }
+  string(k);
+  afterKey_ = true;
+}
+
 void BytesAnswer::open(AnswerTag tag) {
   tagged(tag);
-  open_.push_back({out_.size(), 0});
+  open_.push_back({tree_.size(), 0});
   word(0);  // the count, patched by close()
 }
 
 void BytesAnswer::close() {
   const Open& o = open_.back();
-  std::memcpy(&out_[o.countAt], &o.count, 4);
+  std::memcpy(&tree_[o.countAt], &o.count, 4);
   open_.pop_back();
 }
 
@@ -168,6 +195,23 @@ void BytesAnswer::value(const json::Value& v) {
       }
       return endObject();
   }
+}
+
+std::string BytesAnswer::take() {
+  // One scan of the whole pool decides how the host decodes it: with a UTF-16 decoder when the
+  // pool is well-formed (a pair that spans two strings decodes to the same two units, which the
+  // slices then split again), unit by unit when a lone surrogate would become U+FFFD.
+  const std::uint32_t header[2] = {static_cast<std::uint32_t>(pool_.size()),
+                                   hasLoneSurrogate(pool_) ? kAnswerPoolHasLoneSurrogate : 0};
+  const std::size_t poolBytes = pool_.size() * 2;
+  const std::size_t padding = poolBytes % 4;
+  std::string out;
+  out.reserve(sizeof header + poolBytes + padding + tree_.size());
+  out.append(reinterpret_cast<const char*>(header), sizeof header);
+  out.append(reinterpret_cast<const char*>(pool_.data()), poolBytes);
+  out.append(padding, '\0');
+  out.append(tree_);
+  return out;
 }
 
 }  // namespace cce

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "answer_writer.h"
 #include "budget.h"
 #include "envelope.h"
 #include "json_io.h"
@@ -85,115 +86,164 @@ Value scalarValue(const Scalar& s) {
 }
 
 // ---- plan form ----------------------------------------------------------------------------
-// Written straight as JSON text: a plan has an entry per message, and building a json::Value tree
-// for thousands of entries first cost more than writing them.
-
-void appendIndex(std::size_t n, std::string& out) { out += std::to_string(n); }
+// Written straight through an answer writer (answer_writer.h), JSON or binary: a plan has an entry
+// per message, and building a json::Value tree for thousands of entries first cost more than
+// writing them.
 
 // A missing id: [kind, text] with the kinds of the bytes request's scalars, so the host rebuilds
 // the value without the engine parsing numbers.
-void writeScalarPlan(const Scalar& s, std::string& out) {
-  out += '[';
-  appendIndex(static_cast<std::size_t>(s.kind), out);
-  out += ',';
-  js::writeJsonString(s.text, out);
-  out += ']';
+template <class W>
+void writeScalarPlan(W& w, const Scalar& s) {
+  w.beginArray();
+  w.index(static_cast<std::size_t>(s.kind));
+  w.string(s.text);
+  w.endArray();
 }
 
 // `_cce_original` with source indices in place of ids: the host reads the ids from its own
 // objects, so they come back exactly as given (strings, numbers or anything else).
-void writeProvenancePlan(const Provenance& p, std::string& out) {
-  out += "{\"src\":[";
-  for (std::size_t i = 0; i < p.sources.size(); ++i) {
-    if (i > 0) out += ',';
-    appendIndex(p.sources[i], out);
-  }
-  out += "],\"summary_id\":";
-  js::writeJsonString(p.summaryId, out);
+template <class W>
+void writeProvenancePlan(W& w, const Provenance& p) {
+  w.beginObject();
+  w.key(AnswerKey::src);
+  w.beginArray();
+  for (std::size_t source : p.sources) w.index(source);
+  w.endArray();
+  w.key(AnswerKey::summary_id);
+  w.string(p.summaryId);
   if (!p.parentIds.empty()) {
-    out += ",\"parent_ids\":[";
-    for (std::size_t i = 0; i < p.parentIds.size(); ++i) {
-      if (i > 0) out += ',';
-      js::writeJsonString(p.parentIds[i], out);
-    }
-    out += ']';
+    w.key(AnswerKey::parent_ids);
+    w.beginArray();
+    for (const U16& id : p.parentIds) w.string(id);
+    w.endArray();
   }
-  out += ",\"version\":";
-  out += js::numberToString(p.version);
-  out += '}';
+  w.key(AnswerKey::version);
+  w.number(p.version);
+  w.endObject();
 }
 
-// An unchanged message is just its source index; anything else {"s","c","o","m"}.
-void writePlanEntry(std::size_t source, const U16* content, const Provenance* provenance,
-                    bool ensureMetadata, std::string& out, bool textView = false) {
-  if (!content && !provenance && !ensureMetadata && !textView) {
-    appendIndex(source, out);
-    return;
-  }
-  out += "{\"s\":";
-  appendIndex(source, out);
+// An unchanged message is just its source index; anything else {"s","c","o","m","t"}.
+template <class W>
+void writePlanEntry(W& w, std::size_t source, const U16* content, const Provenance* provenance,
+                    bool ensureMetadata, bool textView = false) {
+  if (!content && !provenance && !ensureMetadata && !textView) return w.index(source);
+  w.beginObject();
+  w.key(AnswerKey::s);
+  w.index(source);
   if (content) {
-    out += ",\"c\":";
-    js::writeJsonString(*content, out);
+    w.key(AnswerKey::c);
+    w.string(*content);
   }
   if (provenance) {
-    out += ",\"o\":";
-    writeProvenancePlan(*provenance, out);
+    w.key(AnswerKey::o);
+    writeProvenancePlan(w, *provenance);
   }
-  if (ensureMetadata) out += ",\"m\":1";
-  if (textView) out += ",\"t\":1";
-  out += '}';
+  if (ensureMetadata) {
+    w.key(AnswerKey::m);
+    w.index(1);
+  }
+  if (textView) {
+    w.key(AnswerKey::t);
+    w.index(1);
+  }
+  w.endObject();
 }
 
-void writeCompressPlan(const CompressResult& result, std::string& out) {
-  // Stats and budget fields are exactly the materialised ones (same keys, same order); only
-  // messages and verbatim take their plan form.
-  CompressResult statsOnly;
-  statsOnly.compression = result.compression;
-  statsOnly.budget = result.budget;
-  const Value root = materializeCompressResult(statsOnly, {}, {});
-  out += '{';
-  for (std::size_t k = 0; k < root.members.size(); ++k) {
-    const json::Member& member = root.members[k];
-    if (k > 0) out += ',';
-    js::writeJsonString(member.key, out);
-    out += ':';
-    if (member.key == u"messages") {
-      out += '[';
-      for (std::size_t i = 0; i < result.messages.size(); ++i) {
-        const OutputMessage& m = result.messages[i];
-        if (i > 0) out += ',';
-        writePlanEntry(m.source, m.content ? &*m.content : nullptr,
-                       m.provenance ? &*m.provenance : nullptr, m.ensureMetadata, out);
-      }
-      out += ']';
-    } else if (member.key == u"verbatim") {
-      out += '[';
-      for (std::size_t i = 0; i < result.verbatim.size(); ++i) {
-        const VerbatimEntry& v = result.verbatim[i];
-        out += i > 0 ? ",[" : "[";
-        js::writeJsonString(v.key, out);
-        out += ',';
-        appendIndex(v.source, out);
-        out += v.ensureMetadata ? ",true]" : ",false]";
-      }
-      out += ']';
-    } else {
-      js::writeJson(member.value, out);
+// The result object of the reference with messages and verbatim in plan form; the statistics and
+// budget fields are the materialised ones (same keys, same order).
+template <class W>
+void writeCompressPlan(W& w, const CompressResult& result) {
+  w.beginObject();
+  w.key(AnswerKey::messages);
+  w.beginArray();
+  for (const OutputMessage& m : result.messages) {
+    writePlanEntry(w, m.source, m.content ? &*m.content : nullptr,
+                   m.provenance ? &*m.provenance : nullptr, m.ensureMetadata);
+  }
+  w.endArray();
+  w.key(AnswerKey::compression);
+  w.value(compressionValue(result.compression));
+  w.key(AnswerKey::verbatim);
+  w.beginArray();
+  for (const VerbatimEntry& v : result.verbatim) {
+    w.beginArray();
+    w.string(v.key);
+    w.index(v.source);
+    w.boolean(v.ensureMetadata);
+    w.endArray();
+  }
+  w.endArray();
+  if (const std::optional<BudgetOutcome>& budget = result.budget) {
+    w.key(AnswerKey::fits);
+    w.boolean(budget->fits);
+    w.key(AnswerKey::tokenCount);
+    w.number(budget->tokenCount);
+    w.key(AnswerKey::recencyWindow);
+    w.number(budget->recencyWindow);
+    // Safe mode, when the budget cannot be met: the host reports these messages' own ids.
+    if (!budget->blocking.empty()) {
+      w.key(AnswerKey::blocking);
+      w.beginArray();
+      for (std::size_t i : budget->blocking) w.index(i);
+      w.endArray();
     }
   }
-  if (result.fastPath) out += ",\"fastPath\":true";
-  out += '}';
+  if (result.fastPath) {
+    w.key(AnswerKey::fastPath);
+    w.boolean(true);
+  }
+  w.endObject();
 }
 
-std::string planEnvelope(const CompressResult& result) {
-  std::string out = "{\"ok\":true,\"plan\":";
-  writeCompressPlan(result, out);
-  out += '}';
-  return out;
+// {"ok":true,"<field>":...} around what `payload` writes.
+template <class W, class Payload>
+std::string okAnswer(AnswerKey field, Payload&& payload) {
+  W w;
+  w.beginObject();
+  w.key(AnswerKey::ok);
+  w.boolean(true);
+  w.key(field);
+  payload(w);
+  w.endObject();
+  return w.take();
+}
+
+template <class W>
+std::string planAnswer(const CompressResult& result) {
+  return okAnswer<W>(AnswerKey::plan, [&](W& w) { writeCompressPlan(w, result); });
+}
+
+// {"ok":false,"error":{"code","message","path"}}: the binary twin of errorEnvelope.
+std::string errorAnswerBytes(const Error& error) {
+  BytesAnswer w;
+  w.beginObject();
+  w.key(AnswerKey::ok);
+  w.boolean(false);
+  w.key(AnswerKey::error);
+  w.beginObject();
+  w.key(AnswerKey::code);
+  w.utf8(errorCodeName(error.code));
+  w.key(AnswerKey::message);
+  w.utf8(error.message);
+  w.key(AnswerKey::path);
+  w.utf8(error.path);
+  w.endObject();
+  w.endObject();
+  return w.take();
 }
 
 // ---- host hooks -------------------------------------------------------------------------------
+
+// A rebuilt message the host's counter must count: a copy of what the engine's CountedMessage
+// points to, which does not outlive the budget step that asked.
+struct PendingCount {
+  std::string key;
+  std::size_t source = 0;
+  std::optional<U16> content;
+  std::optional<Provenance> provenance;
+  bool ensureMetadata = false;
+  bool textView = false;
+};
 
 // The host's answers so far (from a JSON or a bytes request), replayed in request order, and what
 // is still unknown.
@@ -208,7 +258,7 @@ struct HostHooks {
   std::vector<double> inputCounts;
   std::map<std::string, double> counts;
   std::set<std::string> pendingKeys;
-  std::string pendingCounts;  // JSON array items, comma-separated
+  std::vector<PendingCount> pendingCounts;
 };
 
 std::string countKey(const CountedMessage& m) {
@@ -305,38 +355,51 @@ void installHostHooks(HostHooks& hooks, CompressOptions& options) {
         return TokenCount{it->second, false};
       }
       if (hooks.pendingKeys.insert(key).second) {
-        std::string& out = hooks.pendingCounts;
-        if (!out.empty()) out += ',';
-        out += "{\"key\":";
-        js::writeJsonString(js::fromUtf8(key), out);
-        out += ",\"message\":";
-        writePlanEntry(m.sourceIndex, m.content, m.provenance, m.ensureMetadata, out, m.textView);
-        out += '}';
+        PendingCount& pending = hooks.pendingCounts.emplace_back();
+        pending.key = std::move(key);
+        pending.source = m.sourceIndex;
+        if (m.content) pending.content = *m.content;
+        if (m.provenance) pending.provenance = *m.provenance;
+        pending.ensureMetadata = m.ensureMetadata;
+        pending.textView = m.textView;
       }
       return TokenCount{0, true};
     };
   }
 }
 
-std::string pendingEnvelope(const HostHooks& hooks) {
-  std::string out = "{\"ok\":true,\"pending\":{";
-  if (!hooks.pendingSummaries.empty()) {
-    out += "\"summaries\":[";
-    for (std::size_t i = 0; i < hooks.pendingSummaries.size(); ++i) {
-      out += i > 0 ? ",{\"text\":" : "{\"text\":";
-      js::writeJsonString(hooks.pendingSummaries[i], out);
-      out += '}';
+// {"summaries":[{"text"}...],"counts":[{"key","message"}...]}, each list only when non-empty.
+template <class W>
+std::string pendingAnswer(const HostHooks& hooks) {
+  return okAnswer<W>(AnswerKey::pending, [&](W& w) {
+    w.beginObject();
+    if (!hooks.pendingSummaries.empty()) {
+      w.key(AnswerKey::summaries);
+      w.beginArray();
+      for (const U16& text : hooks.pendingSummaries) {
+        w.beginObject();
+        w.key(AnswerKey::text);
+        w.string(text);
+        w.endObject();
+      }
+      w.endArray();
     }
-    out += ']';
-  }
-  if (!hooks.pendingCounts.empty()) {
-    if (!hooks.pendingSummaries.empty()) out += ',';
-    out += "\"counts\":[";
-    out += hooks.pendingCounts;
-    out += ']';
-  }
-  out += "}}";
-  return out;
+    if (!hooks.pendingCounts.empty()) {
+      w.key(AnswerKey::counts);
+      w.beginArray();
+      for (const PendingCount& p : hooks.pendingCounts) {
+        w.beginObject();
+        w.key(AnswerKey::key);
+        w.utf8(p.key);
+        w.key(AnswerKey::message);
+        writePlanEntry(w, p.source, p.content ? &*p.content : nullptr,
+                       p.provenance ? &*p.provenance : nullptr, p.ensureMetadata, p.textView);
+        w.endObject();
+      }
+      w.endArray();
+    }
+    w.endObject();
+  });
 }
 
 bool wantsPlan(const Value& request) {
@@ -381,39 +444,46 @@ UncompressResult runUncompress(const UncompressCall& call, std::vector<U16>& pen
   return uncompress(input, uhost, call.recursive);
 }
 
-std::string uncompressPendingEnvelope(const std::vector<U16>& pendingIds) {
-  Value ids = Value::array();
-  for (const U16& id : pendingIds) ids.items.push_back(Value::fromString(id));
-  Value pending = Value::object();
-  pending.members.push_back({u"ids", std::move(ids)});
-  return okEnvelope("pending", pending);
+template <class W>
+std::string uncompressPendingAnswer(const std::vector<U16>& pendingIds) {
+  return okAnswer<W>(AnswerKey::pending, [&](W& w) {
+    w.beginObject();
+    w.key(AnswerKey::ids);
+    w.beginArray();
+    for (const U16& id : pendingIds) w.string(id);
+    w.endArray();
+    w.endObject();
+  });
 }
 
-std::string uncompressPlanEnvelope(const UncompressResult& result, const UncompressCall& call) {
-  // A message of the request is its index; a store entry {"k": key}.
-  std::string out = "{\"ok\":true,\"plan\":{\"messages\":[";
-  for (std::size_t i = 0; i < result.messages.size(); ++i) {
-    const std::size_t handle = result.messages[i];
-    if (i > 0) out += ',';
-    if (handle < call.messageCount) {
-      appendIndex(handle, out);
-    } else {
-      out += "{\"k\":";
-      js::writeJsonString(call.storeKeys[handle - call.messageCount], out);
-      out += '}';
+template <class W>
+std::string uncompressPlanAnswer(const UncompressResult& result, const UncompressCall& call) {
+  return okAnswer<W>(AnswerKey::plan, [&](W& w) {
+    w.beginObject();
+    // A message of the request is its index; a store entry {"k": key}.
+    w.key(AnswerKey::messages);
+    w.beginArray();
+    for (std::size_t handle : result.messages) {
+      if (handle < call.messageCount) {
+        w.index(handle);
+      } else {
+        w.beginObject();
+        w.key(AnswerKey::k);
+        w.string(call.storeKeys[handle - call.messageCount]);
+        w.endObject();
+      }
     }
-  }
-  out += "],\"messages_expanded\":";
-  appendIndex(result.messagesExpanded, out);
-  out += ",\"messages_passthrough\":";
-  appendIndex(result.messagesPassthrough, out);
-  out += ",\"missing_ids\":[";
-  for (std::size_t i = 0; i < result.missingIds.size(); ++i) {
-    if (i > 0) out += ',';
-    writeScalarPlan(result.missingIds[i], out);
-  }
-  out += "]}}";
-  return out;
+    w.endArray();
+    w.key(AnswerKey::messages_expanded);
+    w.index(result.messagesExpanded);
+    w.key(AnswerKey::messages_passthrough);
+    w.index(result.messagesPassthrough);
+    w.key(AnswerKey::missing_ids);
+    w.beginArray();
+    for (const Scalar& id : result.missingIds) writeScalarPlan(w, id);
+    w.endArray();
+    w.endObject();
+  });
 }
 
 }  // namespace
@@ -445,38 +515,40 @@ std::string compressJson(std::string_view requestText) {
   installHostHooks(hooks, options);
 
   CompressResult result = compress(messages->views, options);
-  if (result.pending) return pendingEnvelope(hooks);
-  if (wantsPlan(request)) return planEnvelope(result);
+  if (result.pending) return pendingAnswer<JsonAnswer>(hooks);
+  if (wantsPlan(request)) return planAnswer<JsonAnswer>(result);
   return okEnvelope("output",
                     materializeCompressResult(result, messages->objects, messages->views));
 }
 
 std::string compressBytes(std::string_view request, std::string_view host) {
   Result<BytesCompressRequest> decoded = readCompressBytes(request);
-  if (!decoded) return errorEnvelope(decoded.error());
+  if (!decoded) return errorAnswerBytes(decoded.error());
   CompressOptions options;
   const Value* optionsValue = decoded->options.isNull() ? nullptr : &decoded->options;
   if (Result<bool> ok = parseCompressOptions(optionsValue, options); !ok) {
-    return errorEnvelope(ok.error());
+    return errorAnswerBytes(ok.error());
   }
   if (Result<bool> ok = checkRequestSize(request.size(), optionsValue); !ok) {
-    return errorEnvelope(ok.error());
+    return errorAnswerBytes(ok.error());
   }
   if (options.compat == Compat::Safe) {
     if (Result<bool> ok = validateCompressRequest(decoded->views, optionsValue, options); !ok) {
-      return errorEnvelope(ok.error());
+      return errorAnswerBytes(ok.error());
     }
   }
   HostHooks hooks;
   if (Result<bool> ok = readHostBytes(host, decoded->views.size(), hooks); !ok) {
-    return errorEnvelope(ok.error());
+    return errorAnswerBytes(ok.error());
   }
-  if (hooks.validateOnly) return "{\"ok\":true,\"valid\":true}";
+  if (hooks.validateOnly) {
+    return okAnswer<BytesAnswer>(AnswerKey::valid, [](BytesAnswer& w) { w.boolean(true); });
+  }
   installHostHooks(hooks, options);
 
   CompressResult result = compress(decoded->views, options);
-  if (result.pending) return pendingEnvelope(hooks);
-  return planEnvelope(result);
+  if (result.pending) return pendingAnswer<BytesAnswer>(hooks);
+  return planAnswer<BytesAnswer>(result);
 }
 
 std::string uncompressJson(std::string_view requestText) {
@@ -522,8 +594,8 @@ std::string uncompressJson(std::string_view requestText) {
 
   std::vector<U16> pendingIds;
   UncompressResult result = runUncompress(call, pendingIds);
-  if (!pendingIds.empty()) return uncompressPendingEnvelope(pendingIds);
-  if (wantsPlan(request)) return uncompressPlanEnvelope(result, call);
+  if (!pendingIds.empty()) return uncompressPendingAnswer<JsonAnswer>(pendingIds);
+  if (wantsPlan(request)) return uncompressPlanAnswer<JsonAnswer>(result, call);
 
   Value out = Value::object();
   Value list = Value::array();
@@ -544,7 +616,7 @@ std::string uncompressJson(std::string_view requestText) {
 
 std::string uncompressBytes(std::string_view request, std::string_view store) {
   Result<BytesUncompressRequest> decoded = readUncompressBytes(request, store);
-  if (!decoded) return errorEnvelope(decoded.error());
+  if (!decoded) return errorAnswerBytes(decoded.error());
   UncompressCall call;
   call.views = std::move(decoded->views);
   call.messageCount = decoded->messageCount;
@@ -554,8 +626,8 @@ std::string uncompressBytes(std::string_view request, std::string_view store) {
   call.recursive = decoded->recursive;
   std::vector<U16> pendingIds;
   UncompressResult result = runUncompress(call, pendingIds);
-  if (!pendingIds.empty()) return uncompressPendingEnvelope(pendingIds);
-  return uncompressPlanEnvelope(result, call);
+  if (!pendingIds.empty()) return uncompressPendingAnswer<BytesAnswer>(pendingIds);
+  return uncompressPlanAnswer<BytesAnswer>(result, call);
 }
 
 }  // namespace cce

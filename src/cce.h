@@ -27,11 +27,13 @@ std::string uncompressJson(std::string_view request);
 
 /// `compress` over a binary request (docs/boundary.md "Bytes requests"; the wasm boundary): the
 /// messages and options in `request`, the host's answers so far in `host` (empty: none). Answers
-/// the same envelope as compressJson in plan form. Never throws.
+/// the envelope compressJson gives in plan form, written as a binary answer (answer_writer.h,
+/// docs/boundary.md "Bytes answers"). Never throws.
 std::string compressBytes(std::string_view request, std::string_view host);
 
 /// `uncompress` over a binary request: the messages in `request`, the store entries the host has
-/// looked up so far in `store`. Answers in plan form, asking for missing ids as pending work.
+/// looked up so far in `store`. Answers in plan form (a binary answer, as compressBytes), asking
+/// for missing ids as pending work.
 std::string uncompressBytes(std::string_view request, std::string_view store);
 
 /// ["InvalidJson", ...]: the error vocabulary, for drift tests against the TS layer.

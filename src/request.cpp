@@ -372,19 +372,7 @@ Value materializeMessage(const OutputMessage& out, const std::vector<json::Value
   return message;
 }
 
-Value materializeCompressResult(const CompressResult& result,
-                                const std::vector<json::ValuePtr>& inputs,
-                                const std::vector<Message>& views) {
-  Value root = Value::object();
-
-  Value messages = Value::array();
-  messages.items.reserve(result.messages.size());
-  for (const OutputMessage& out : result.messages) {
-    messages.items.push_back(materializeMessage(out, inputs, views));
-  }
-  root.members.push_back({u"messages", std::move(messages)});
-
-  const CompressionStats& s = result.compression;
+Value compressionValue(const CompressionStats& s) {
   Value compression = Value::object();
   compression.members.push_back({u"original_version", Value::fromNumber(s.originalVersion)});
   compression.members.push_back({u"ratio", Value::fromNumber(s.ratio)});
@@ -409,7 +397,22 @@ Value materializeCompressResult(const CompressResult& result,
     compression.members.push_back(
         {u"messages_omitted", Value::fromNumber(static_cast<double>(s.messagesOmitted))});
   }
-  root.members.push_back({u"compression", std::move(compression)});
+  return compression;
+}
+
+Value materializeCompressResult(const CompressResult& result,
+                                const std::vector<json::ValuePtr>& inputs,
+                                const std::vector<Message>& views) {
+  Value root = Value::object();
+
+  Value messages = Value::array();
+  messages.items.reserve(result.messages.size());
+  for (const OutputMessage& out : result.messages) {
+    messages.items.push_back(materializeMessage(out, inputs, views));
+  }
+  root.members.push_back({u"messages", std::move(messages)});
+
+  root.members.push_back({u"compression", compressionValue(result.compression)});
 
   // A repeated key overwrites in place, as `verbatim[id] = m` does in JS.
   Value verbatim = Value::object();

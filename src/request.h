@@ -40,6 +40,10 @@ Result<ParsedMessages> consumeMessages(json::Value* messages, const char* apiNam
 /// Reads JSON options into `options` (hooks untouched). Unknown keys are ignored, as in JS.
 Result<bool> parseCompressOptions(const json::Value* options, CompressOptions& out);
 
+/// The `compression` object of a compress() result (key order of spec §1.5; counts that are zero
+/// and optional in the reference are left out, as it leaves them out).
+json::Value compressionValue(const CompressionStats& stats);
+
 /// Builds the JSON result object of compress() from its plan (key orders of spec §1.5/§1.6).
 json::Value materializeCompressResult(const CompressResult& result,
                                       const std::vector<json::ValuePtr>& inputs,

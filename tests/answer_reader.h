@@ -20,19 +20,38 @@ class AnswerReader {
 
   /// The one value the answer holds; an error when it is malformed or followed by more bytes.
   Result<json::Value> read() {
+    const std::uint32_t poolLength = word();
+    flags_ = word();
+    const std::size_t poolBytes = (static_cast<std::size_t>(poolLength) * 2 + 3) / 4 * 4;
+    if (need(poolBytes)) {
+      pool_.assign(poolLength, u'\0');
+      std::memcpy(pool_.data(), bytes_.data() + at_, static_cast<std::size_t>(poolLength) * 2);
+      for (std::size_t i = static_cast<std::size_t>(poolLength) * 2; i < poolBytes; ++i) {
+        if (bytes_[at_ + i] != '\0') fail("non-zero padding");
+      }
+      at_ += poolBytes;
+    }
+    // The flag must say whether the pool is well-formed: the host picks its decoder by it.
+    if (((flags_ & kAnswerPoolHasLoneSurrogate) != 0) != hasLoneSurrogate(pool_)) {
+      fail("pool flag does not match the pool");
+    }
+    if ((flags_ & ~kAnswerPoolHasLoneSurrogate) != 0) fail("unknown flags");
     json::Value v = value(0);
-    if (problem_.empty() && at_ != bytes_.size()) problem_ = "trailing bytes";
+    if (at_ != bytes_.size()) fail("trailing bytes");
     if (!problem_.empty()) return Error{ErrorCode::Internal, problem_, std::to_string(at_)};
     return v;
   }
 
-  /// The tag of the next string read (String or LoneString), for tests of the tagging.
-  AnswerTag lastStringTag() const { return lastStringTag_; }
+  std::uint32_t flags() const { return flags_; }
+  const std::u16string& pool() const { return pool_; }
 
  private:
+  void fail(const char* problem) {
+    if (problem_.empty()) problem_ = problem;
+  }
   bool need(std::size_t n) {
     if (bytes_.size() - at_ >= n) return true;
-    if (problem_.empty()) problem_ = "truncated";
+    fail("truncated");
     return false;
   }
   std::uint32_t word() {
@@ -42,26 +61,18 @@ class AnswerReader {
     at_ += 4;
     return w;
   }
-  std::u16string units(AnswerTag tag) {
-    lastStringTag_ = tag;
-    const std::uint32_t n = word();
-    const std::size_t padded = (static_cast<std::size_t>(n) * 2 + 3) / 4 * 4;
-    if (!need(padded)) return {};
-    std::u16string s(n, u'\0');
-    std::memcpy(s.data(), bytes_.data() + at_, static_cast<std::size_t>(n) * 2);
-    for (std::size_t i = static_cast<std::size_t>(n) * 2; i < padded; ++i) {
-      if (bytes_[at_ + i] != '\0' && problem_.empty()) problem_ = "non-zero padding";
+  std::u16string string() {
+    const std::uint32_t offset = word();
+    const std::uint32_t length = word();
+    if (offset > pool_.size() || length > pool_.size() - offset) {
+      fail("string outside the pool");
+      return {};
     }
-    at_ += padded;
-    // The tag must say whether the string is well-formed: the host decodes by it.
-    if ((tag == AnswerTag::LoneString) != hasLoneSurrogate(s) && problem_.empty()) {
-      problem_ = "string tag does not match its surrogates";
-    }
-    return s;
+    return pool_.substr(offset, length);
   }
   json::Value value(int depth) {
     if (depth > 64) {
-      problem_ = "nested too deep";
+      fail("nested too deep");
       return json::Value::null();
     }
     const auto tag = static_cast<AnswerTag>(word());
@@ -78,8 +89,7 @@ class AnswerReader {
         return json::Value::fromNumber(d);
       }
       case AnswerTag::Index: return json::Value::fromNumber(word());
-      case AnswerTag::String:
-      case AnswerTag::LoneString: return json::Value::fromString(units(tag));
+      case AnswerTag::String: return json::Value::fromString(string());
       case AnswerTag::Array: {
         json::Value a = json::Value::array();
         const std::uint32_t n = word();
@@ -90,25 +100,36 @@ class AnswerReader {
         json::Value o = json::Value::object();
         const std::uint32_t n = word();
         for (std::uint32_t i = 0; i < n && problem_.empty(); ++i) {
+          std::u16string key;
           const auto keyTag = static_cast<AnswerTag>(word());
-          if (keyTag != AnswerTag::String && keyTag != AnswerTag::LoneString) {
-            if (problem_.empty()) problem_ = "object key is not a string";
+          if (keyTag == AnswerTag::Key) {
+            const std::uint32_t k = word();
+            if (k >= answerKeyNames().size()) {
+              fail("unknown key");
+              break;
+            }
+            key = answerKeyNames()[k];
+          } else if (keyTag == AnswerTag::String) {
+            key = string();
+          } else {
+            fail("object key is neither a Key nor a String");
             break;
           }
-          std::u16string key = units(keyTag);
           o.members.push_back({std::move(key), value(depth + 1)});
         }
         return o;
       }
+      case AnswerTag::Key: break;  // only as an object key
     }
-    if (problem_.empty()) problem_ = "unknown tag " + std::to_string(static_cast<std::uint32_t>(tag));
+    fail("unknown tag");
     return json::Value::null();
   }
 
   std::string_view bytes_;
   std::size_t at_ = 0;
+  std::uint32_t flags_ = 0;
+  std::u16string pool_;
   std::string problem_;
-  AnswerTag lastStringTag_ = AnswerTag::String;
 };
 
 }  // namespace cce::test

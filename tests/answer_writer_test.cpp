@@ -7,11 +7,14 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "answer_reader.h"
 #include "answer_writer.h"
+#include "cli/conformance.h"
 #include "json_io.h"
 #include "jscompat/json_writer.h"
+#include "jscompat/string.h"
 
 namespace cce {
 namespace {
@@ -83,61 +86,98 @@ TEST_SUITE("answer_writer") {
     CHECK(bytes.size() % 4 == 0);
   }
 
-  TEST_CASE("a string is tagged by whether it holds a lone surrogate") {
+  TEST_CASE("the pool is flagged when it holds a lone surrogate, and units cross as they are") {
+    const std::u16string high(1, char16_t(0xD800)), low(1, char16_t(0xDC00));
     struct Case {
-      std::u16string text;
-      AnswerTag tag;
+      std::vector<std::u16string> strings;
+      bool lone;
     } cases[] = {
-        {u"", AnswerTag::String},
-        {u"plain", AnswerTag::String},
-        {u"pair \xD83D\xDE00 ok", AnswerTag::String},
-        {std::u16string(1, char16_t(0xD800)), AnswerTag::LoneString},          // high alone
-        {std::u16string(1, char16_t(0xDC00)), AnswerTag::LoneString},          // low alone
-        {u"x" + std::u16string(1, char16_t(0xDBFF)), AnswerTag::LoneString},   // high at the end
-        {std::u16string{char16_t(0xDC00), char16_t(0xD800)}, AnswerTag::LoneString},  // reversed
-        {std::u16string{char16_t(0xD800), char16_t(0xD800), char16_t(0xDC00)},
-         AnswerTag::LoneString},  // a high before a pair
+        {{}, false},
+        {{u""}, false},
+        {{u"plain", u"pair \xD83D\xDE00 ok"}, false},
+        {{high}, true},
+        {{low}, true},
+        {{u"x" + std::u16string(1, char16_t(0xDBFF))}, true},     // a high at the end
+        {{low + high}, true},                                      // reversed
+        {{high + high + low}, true},                               // a high before a pair
+        // Each string alone is not well-formed, but the pool is: a UTF-16 decoder keeps both units
+        // of the pair, and the slices split them again.
+        {{u"ends high " + high, low + u" starts low"}, false},
     };
     for (const Case& c : cases) {
-      CAPTURE(c.text.size());
-      CHECK(hasLoneSurrogate(c.text) == (c.tag == AnswerTag::LoneString));
+      CAPTURE(c.strings.size());
       BytesAnswer w;
-      w.string(c.text);
+      w.beginArray();
+      for (const std::u16string& s : c.strings) w.string(s);
+      w.endArray();
       const std::string bytes = w.take();
-      CHECK(static_cast<AnswerTag>(wordAt(bytes, 0)) == c.tag);
       test::AnswerReader reader(bytes);
-      Result<Value> v = reader.read();  // the reader also checks the tag against the units
-      REQUIRE(v.ok());
-      CHECK(v->string == c.text);  // lone surrogates survive: the units cross as they are
+      Result<Value> v = reader.read();  // the reader also checks the flag against the pool
+      REQUIRE_MESSAGE(v.ok(), (v.ok() ? "" : v.error().message));
+      CHECK(((reader.flags() & kAnswerPoolHasLoneSurrogate) != 0) == c.lone);
+      REQUIRE(v->items.size() == c.strings.size());
+      for (std::size_t i = 0; i < c.strings.size(); ++i) CHECK(v->items[i].string == c.strings[i]);
     }
+    CHECK_FALSE(hasLoneSurrogate(u"pair \xD83D\xDE00"));
+    CHECK(hasLoneSurrogate(high));
   }
 
-  TEST_CASE("strings are UTF-16 units zero-padded to a word, containers count their members") {
+  TEST_CASE("strings are slices of a padded UTF-16 pool, keys indices of the vocabulary") {
     BytesAnswer w;
     w.beginObject();
-    w.key(u"abc");  // 3 units: 6 bytes + 2 of padding
+    w.key(AnswerKey::messages);
     w.beginArray();
     w.index(7);
-    w.string(u"xy");  // 2 units: no padding
+    w.string(u"abc");
     w.endArray();
-    w.key(u"n");
-    w.null();
+    w.key(u"not a known key");
+    w.string(u"");
     w.endObject();
     const std::string b = w.take();
-    const std::uint32_t expected[] = {
-        8, 2,                    // object of two members
-        5, 3,                    // key "abc"
-        0x620061, 0x63,          // 'a' 'b', 'c' + padding
-        7, 2,                    // array of two values
-        4, 7,                    // index 7
-        5, 2, 0x790078,          // "xy"
-        5, 1, 0x6E,              // key "n" + padding
-        0,                       // null
+    const std::u16string pool = u"abcnot a known key";  // 18 units: 36 bytes, no padding
+    const std::uint32_t tree[] = {
+        8, 2,                                                 // object of two members
+        9, static_cast<std::uint32_t>(AnswerKey::messages),   // key: vocabulary index
+        7, 2,                                                 // array of two values
+        4, 7,                                                 // index 7
+        5, 0, 3,                                              // "abc": pool offset 0, 3 units
+        5, 3, 15,                                             // an unknown key: a pool string
+        5, 18, 0,                                             // ""
     };
-    REQUIRE(b.size() == sizeof expected);
-    for (std::size_t i = 0; i < sizeof expected / 4; ++i) {
+    REQUIRE(b.size() == 8 + pool.size() * 2 + sizeof tree);
+    CHECK(wordAt(b, 0) == pool.size());
+    CHECK(wordAt(b, 4) == 0);
+    CHECK(std::memcmp(b.data() + 8, pool.data(), pool.size() * 2) == 0);
+    for (std::size_t i = 0; i < sizeof tree / 4; ++i) {
       CAPTURE(i);
-      CHECK(wordAt(b, i * 4) == expected[i]);
+      CHECK(wordAt(b, 8 + pool.size() * 2 + i * 4) == tree[i]);
+    }
+
+    BytesAnswer odd;  // a pool of an odd number of units takes two bytes of zero padding
+    odd.string(u"x");
+    const std::string o = odd.take();
+    CHECK(o.size() == 8 + 4 + 12);
+    CHECK(o[10] == 0);
+    CHECK(o[11] == 0);
+  }
+
+  TEST_CASE("the key vocabulary is the one js/src/transport.ts decodes with") {
+    std::string source;
+    REQUIRE(cli::readFile(std::string(CCE_SOURCE_DIR) + "/js/src/transport.ts", source));
+    const std::size_t start = source.find("ANSWER_KEYS = [");
+    REQUIRE(start != std::string::npos);
+    const std::size_t end = source.find(']', start);
+    std::vector<std::u16string> jsKeys;
+    for (std::size_t at = source.find('\'', start); at < end; at = source.find('\'', at + 1)) {
+      const std::size_t close = source.find('\'', at + 1);
+      jsKeys.push_back(js::fromUtf8(source.substr(at + 1, close - at - 1)));
+      at = close;
+    }
+    const std::vector<std::u16string_view>& names = answerKeyNames();
+    REQUIRE(jsKeys.size() == names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      CAPTURE(i);
+      CHECK(jsKeys[i] == names[i]);
     }
   }
 
@@ -166,7 +206,7 @@ TEST_SUITE("answer_writer") {
       BytesAnswer w;
       w.index(static_cast<std::size_t>(big));
       const std::string b = w.take();
-      CHECK(static_cast<AnswerTag>(wordAt(b, 0)) == AnswerTag::Number);
+      CHECK(static_cast<AnswerTag>(wordAt(b, 8)) == AnswerTag::Number);  // after the empty pool
       CHECK(decode(b).number == static_cast<double>(big));
     }
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The only caller of the raw module: binary requests -> wasm -> JSON envelope, with trap recovery.
+// The only caller of the raw module: binary requests -> wasm -> binary answers, with trap recovery.
 import type { CceModule } from './cce.mjs';
 import { CompressError, type ErrorCode } from './errors.js';
 import { currentEngine, dropInstance, engine } from './load.js';
@@ -52,7 +52,6 @@ export const UNCOMPRESS_MAGIC = 0x31554343;
 export const NOT_AN_ARRAY = 0xffffffff;
 
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // Node 18 has no isWellFormed (Node 20, Deno, workerd and current browsers do).
 const wellFormed =
@@ -248,6 +247,176 @@ function compositeText(value: unknown): string {
   }
 }
 
+// ---- the binary answer format (docs/boundary.md "Bytes answers") ------------------------------
+
+/** @internal Tags of the binary answer (src/answer_writer.h AnswerTag). */
+export const AnswerTag = {
+  Null: 0,
+  False: 1,
+  True: 2,
+  Number: 3,
+  Index: 4,
+  String: 5,
+  Array: 7,
+  Object: 8,
+  Key: 9,
+} as const;
+
+/** @internal Bit 0 of the answer's flags: the pool holds a lone surrogate. */
+export const POOL_HAS_LONE_SURROGATE = 1;
+
+/**
+ * @internal The object keys of every answer, by the index the engine sends (src/answer_writer.h
+ * CCE_ANSWER_KEYS lists them in the same order; tests/answer_writer_test.cpp reads this list).
+ * As constants they are the same strings every time, so the objects built with them share shapes.
+ */
+// prettier-ignore
+export const ANSWER_KEYS = [
+  'ok', 'error', 'code', 'message', 'path', 'plan', 'pending', 'valid', 'messages',
+  'compression', 'verbatim', 'fits', 'tokenCount', 'recencyWindow', 'blocking', 'fastPath',
+  's', 'c', 'o', 'm', 't', 'src', 'summary_id', 'parent_ids', 'version', 'summaries', 'text',
+  'counts', 'key', 'ids', 'k', 'messages_expanded', 'messages_passthrough', 'missing_ids',
+  'original_version', 'ratio', 'token_ratio', 'messages_compressed', 'messages_preserved',
+  'messages_deduped', 'messages_fuzzy_deduped', 'messages_truncated', 'messages_omitted',
+] as const;
+
+// `ignoreBOM`: a pool that starts with U+FEFF keeps it. Undefined where the runtime has no UTF-16
+// decoder (then the pool takes the unit-by-unit path, which is exact, only slower).
+const utf16Decoder: TextDecoder | undefined = (() => {
+  try {
+    return new TextDecoder('utf-16le', { ignoreBOM: true });
+  } catch {
+    return undefined;
+  }
+})();
+// fromCharCode.apply takes its arguments on the stack: a long pool goes in slices.
+const APPLY_UNITS = 8192;
+
+function fromUnits(units: Uint16Array): string {
+  let text = '';
+  for (let i = 0; i < units.length; i += APPLY_UNITS) {
+    const slice = units.subarray(i, i + APPLY_UNITS) as unknown as number[];
+    text += String.fromCharCode.apply(null, slice);
+  }
+  return text;
+}
+
+function malformedAnswer(at: number): CompressError {
+  return new CompressError('Internal', `cce-wasm: malformed engine answer (at byte ${at})`);
+}
+
+/**
+ * @internal Decodes the binary answer at `start` (`length` bytes) of `buffer` into what JSON.parse
+ * would give for the same answer in JSON: numbers, strings unit for unit (lone surrogates
+ * included), arrays and plain objects. The string pool is decoded in one call; each string is a
+ * slice of it.
+ */
+export function readAnswer(buffer: ArrayBuffer, start: number, length: number): unknown {
+  if (start % 4 !== 0) {
+    // The engine's answers are heap-allocated and so aligned; a copy keeps this reader general.
+    return readAnswer(new Uint8Array(buffer, start, length).slice().buffer, 0, length);
+  }
+  const words = new Uint32Array(buffer);
+  const view = new DataView(buffer);
+  const end = start + length;
+  let at = start;
+
+  function word(): number {
+    if (at + 4 > end) throw malformedAnswer(at);
+    const w = words[at >>> 2] as number;
+    at += 4;
+    return w;
+  }
+
+  const poolLength = word();
+  const flags = word();
+  if (poolLength > (end - at) / 2 || flags > POOL_HAS_LONE_SURROGATE) throw malformedAnswer(at);
+  let pool = '';
+  if (poolLength > 0) {
+    const units = new Uint16Array(buffer, at, poolLength);
+    pool =
+      flags & POOL_HAS_LONE_SURROGATE || utf16Decoder === undefined
+        ? fromUnits(units)
+        : utf16Decoder.decode(units);
+  }
+  at += (poolLength * 2 + 3) & ~3;
+
+  function string(): string {
+    const offset = word();
+    const n = word();
+    if (offset + n > poolLength) throw malformedAnswer(at - 8);
+    return pool.slice(offset, offset + n);
+  }
+  function count(): number {
+    const n = word();
+    if (n > (end - at) / 4) throw malformedAnswer(at - 4); // every value takes a word at least
+    return n;
+  }
+  function key(): string {
+    const tag = word();
+    if (tag === AnswerTag.Key) {
+      const name = ANSWER_KEYS[word()];
+      if (name === undefined) throw malformedAnswer(at - 4);
+      return name;
+    }
+    if (tag === AnswerTag.String) return string();
+    throw malformedAnswer(at - 4);
+  }
+  function value(depth: number): unknown {
+    if (depth > 64) throw malformedAnswer(at);
+    switch (word()) {
+      case AnswerTag.Null:
+        return null;
+      case AnswerTag.False:
+        return false;
+      case AnswerTag.True:
+        return true;
+      case AnswerTag.Number: {
+        if (at + 8 > end) throw malformedAnswer(at);
+        const d = view.getFloat64(at, true);
+        at += 8;
+        return d;
+      }
+      case AnswerTag.Index:
+        return word();
+      case AnswerTag.String:
+        return string();
+      case AnswerTag.Array: {
+        const n = count();
+        const items = new Array<unknown>(n);
+        for (let i = 0; i < n; i++) items[i] = value(depth + 1);
+        return items;
+      }
+      case AnswerTag.Object: {
+        const n = count();
+        const object: Record<string, unknown> = {};
+        for (let i = 0; i < n; i++) {
+          const name = key();
+          const item = value(depth + 1);
+          if (name === '__proto__') {
+            // An own property, as JSON.parse makes it (assignment would set the prototype).
+            Object.defineProperty(object, name, {
+              value: item,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+          } else {
+            object[name] = item;
+          }
+        }
+        return object;
+      }
+      default:
+        throw malformedAnswer(at - 4);
+    }
+  }
+
+  const result = value(0);
+  if (at !== end) throw malformedAnswer(at);
+  return result;
+}
+
 // ---- calls --------------------------------------------------------------------------------------
 
 /**
@@ -328,7 +497,8 @@ export function callEngine<Plan, Pending>(
   const t1 = now();
   const raw = engine();
   let copyInEnd = 0;
-  let text: string;
+  let answerStart: number;
+  let answerLength: number;
   try {
     const pointer = request.pointerIn(raw);
     const extraPointer = extra.length > 0 ? copyIn(raw, extra) : 0;
@@ -338,14 +508,19 @@ export function callEngine<Plan, Pending>(
         ? raw.compressBytes(pointer, request.length, extraPointer, extra.length)
         : raw.uncompressBytes(pointer, request.length, extraPointer, extra.length)) >>> 2;
     const heap = raw.HEAPU32; // re-read: the call may have grown memory
-    const start = heap[view] as number;
-    text = utf8Decoder.decode(raw.HEAPU8.subarray(start, start + (heap[view + 1] as number)));
-    if (extraPointer !== 0) raw._free(extraPointer);
+    answerStart = heap[view] as number;
+    answerLength = heap[view + 1] as number;
+    if (extraPointer !== 0) raw._free(extraPointer); // the answer stays valid until the next call
   } catch (error) {
     throw trapped(error);
   }
   const t2 = now();
-  const envelope = JSON.parse(text) as Envelope<Plan, Pending>;
+  // Read straight from wasm memory (the buffer re-read: the call may have grown it).
+  const envelope = readAnswer(
+    raw.HEAPU8.buffer as ArrayBuffer,
+    answerStart,
+    answerLength,
+  ) as Envelope<Plan, Pending>;
   if (timings.enabled) {
     const t3 = performance.now();
     timings.calls += 1;

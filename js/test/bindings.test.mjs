@@ -10,6 +10,7 @@ import {
   Encoder,
   RAW_FUNCTIONS,
   UNCOMPRESS_MAGIC,
+  readAnswer,
 } from '../../dist/transport.js';
 
 // Both builds of the compress module load through the one glue file.
@@ -39,10 +40,10 @@ function call(raw, fn, request, extra = new Uint8Array(0)) {
   if (extraPointer) raw.HEAPU8.set(extra, extraPointer);
   const view = raw[fn](pointer, request.length, extraPointer, extra.length) >>> 2;
   const [start, length] = raw.HEAPU32.subarray(view, view + 2);
-  const text = new TextDecoder().decode(raw.HEAPU8.subarray(start, start + length));
+  const answer = readAnswer(raw.HEAPU8.buffer, start, length);
   raw._free(pointer);
   if (extraPointer) raw._free(extraPointer);
-  return JSON.parse(text);
+  return answer;
 }
 
 function encode(write) {
