@@ -3,13 +3,13 @@
 #include "validation.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
 
 #include "json_io.h"
-#include "jscompat/number.h"
 
 namespace cce {
 
@@ -248,14 +248,19 @@ std::optional<double> scanMaxInputBytes(std::string_view t) {
 
 namespace {
 
+// Byte counts are whole numbers: a request of `size` bytes is over a limit exactly when it is over
+// the limit's whole part, which is what the message names. (Whole numbers also need no JS number
+// formatting, which the compress module would otherwise carry for this one message.)
+std::string wholeBytes(double n) { return std::to_string(static_cast<std::uint64_t>(std::floor(n))); }
+
 Result<bool> checkSize(double size, std::optional<double> given) {
   double limit = kDefaultMaxInputBytes;
   // A negative value keeps the default here; validation then reports it in the default mode.
   if (given && *given >= 0) limit = *given;
   if (limit > 0 && size > limit) {
     return Error{ErrorCode::InputTooLarge,
-                 "the request is " + js::numberToString(size) + " bytes, over the limit of " +
-                     js::numberToString(limit) + " (options.maxInputBytes; 0 disables it)",
+                 "the request is " + wholeBytes(size) + " bytes, over the limit of " +
+                     wholeBytes(limit) + " (options.maxInputBytes; 0 disables it)",
                  ""};
   }
   return true;

@@ -176,6 +176,10 @@ std::vector<Case> errorCases() {
       {"a request over maxInputBytes", request(m, "{\"maxInputBytes\":80}"),
        ErrorCode::InputTooLarge,
        "the request is 85 bytes, over the limit of 80 (options.maxInputBytes; 0 disables it)", ""},
+      // Requests are whole bytes: 80.5 allows what 80 allows, and the message says 80.
+      {"a request over a fractional maxInputBytes", request(m, "{\"maxInputBytes\":80.5}"),
+       ErrorCode::InputTooLarge,
+       "the request is 87 bytes, over the limit of 80 (options.maxInputBytes; 0 disables it)", ""},
   };
 }
 

@@ -302,10 +302,11 @@ function checkInputSize(messages: unknown, options: CompressOptions): void {
     if (typeof content === 'string') units += content.length;
   }
   if (units > limit) {
+    // A byte count is whole: over 250.9 is over 250, and the message says so, as the engine's does.
     throw new CompressError(
       'InputTooLarge',
       `the message contents alone are ${units} UTF-16 units (at least as many bytes), over the ` +
-        `limit of ${limit} bytes (options.maxInputBytes; 0 disables it)`,
+        `limit of ${Math.floor(limit)} bytes (options.maxInputBytes; 0 disables it)`,
     );
   }
 }

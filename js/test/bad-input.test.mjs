@@ -232,6 +232,20 @@ describe('size limits: rejected up front with InputTooLarge', () => {
     rejects(compress, { code: 'InputTooLarge', messages, options: { maxInputBytes: 250 } });
   });
 
+  test('a fractional limit is its whole part, and the messages name that many bytes', () => {
+    // Both checks: the contents alone (in JS) and the encoded request (in the engine).
+    const overContents = [m({ content: 'x'.repeat(300) })];
+    assert.throws(
+      () => compress(overContents, { maxInputBytes: 250.9 }),
+      (e) => e.code === 'InputTooLarge' && / limit of 250 bytes /.test(e.message),
+    );
+    const overRequest = [m({ content: 'é'.repeat(150) })]; // 150 units, 300 bytes
+    assert.throws(
+      () => compress(overRequest, { maxInputBytes: 250.9 }),
+      (e) => e.code === 'InputTooLarge' && / over the limit of 250 /.test(e.message),
+    );
+  });
+
   test('the default limit is 64 MiB, and maxInputBytes: 0 disables it', () => {
     const huge = [m({ content: 'x'.repeat(64 * 1024 * 1024 + 1) })];
     rejects(compress, { code: 'InputTooLarge', messages: huge, options: {} });
