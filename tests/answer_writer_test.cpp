@@ -122,6 +122,39 @@ TEST_SUITE("answer_writer") {
     CHECK(hasLoneSurrogate(high));
   }
 
+  TEST_CASE("hasLoneSurrogate agrees with a unit-by-unit reading wherever the surrogates sit") {
+    // The scan skips four units at a time: put a lone high, a lone low, a pair and a reversed pair
+    // at every offset of a 13-unit text, so each lands on every lane and across block edges.
+    auto reference = [](std::u16string_view s) {
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        const char16_t c = s[i];
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < s.size() && s[i + 1] >= 0xDC00 &&
+            s[i + 1] <= 0xDFFF) {
+          ++i;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+          return true;
+        }
+      }
+      return false;
+    };
+    const std::u16string inserts[] = {std::u16string{char16_t(0xD83D)},
+                                      std::u16string{char16_t(0xDE00)},
+                                      std::u16string{char16_t(0xD83D), char16_t(0xDE00)},
+                                      std::u16string{char16_t(0xDE00), char16_t(0xD83D)},
+                                      std::u16string{char16_t(0xD7FF), char16_t(0xE000)}};
+    int lone = 0;
+    for (const std::u16string& insert : inserts) {
+      for (std::size_t at = 0; at <= 13; ++at) {
+        std::u16string text(13, u'a');
+        text.insert(at, insert);
+        CAPTURE(at);
+        CHECK(hasLoneSurrogate(text) == reference(text));
+        lone += reference(text) ? 1 : 0;
+      }
+    }
+    CHECK(lone == 3 * 14);  // the lone high, the lone low and the reversed pair, at every offset
+  }
+
   TEST_CASE("strings are slices of a padded UTF-16 pool, keys indices of the vocabulary") {
     BytesAnswer w;
     w.beginObject();
