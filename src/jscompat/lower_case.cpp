@@ -2,6 +2,7 @@
 // String.prototype.toLowerCase over code points, from tables measured on the reference's Node.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "jscompat/string.h"
 
@@ -12,7 +13,7 @@ struct LowerRange {
   std::uint32_t first;
   std::uint32_t last;
   std::int32_t delta;
-  std::uint8_t stride;
+  std::uint32_t stride;
 };
 
 struct LowerSpecial {
@@ -32,18 +33,80 @@ constexpr char32_t kCapitalSigma = 0x03A3;
 constexpr char16_t kSmallSigma = 0x03C3;
 constexpr char16_t kFinalSigma = 0x03C2;
 
-template <typename Range, std::size_t N>
-const Range* findRange(const Range (&table)[N], char32_t cp) {
+// The packed tables (LEB128 varints, scripts/gen-lower-case.mjs), read in order.
+class PackedReader {
+ public:
+  explicit PackedReader(const unsigned char* bytes) : at_(bytes) {}
+  std::uint32_t next() {
+    std::uint32_t value = 0;
+    for (int shift = 0;; shift += 7) {
+      const unsigned char b = *at_++;
+      value |= static_cast<std::uint32_t>(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) return value;
+    }
+  }
+
+ private:
+  const unsigned char* at_;
+};
+
+template <std::size_t N>
+std::vector<CodeRange> unpackCodeRanges(const unsigned char (&packed)[N], std::size_t count) {
+  std::vector<CodeRange> ranges(count);
+  PackedReader in(packed);
+  std::uint32_t next = 0;
+  for (CodeRange& r : ranges) {
+    r.first = next + in.next();
+    r.last = r.first + in.next();
+    next = r.last + 1;
+  }
+  return ranges;
+}
+
+const std::vector<LowerRange>& lowerRanges() {
+  static const std::vector<LowerRange> ranges = [] {
+    std::vector<LowerRange> out(kLowerRangesCount);
+    PackedReader in(kLowerRangesPacked);
+    std::uint32_t next = 0;
+    for (LowerRange& r : out) {
+      r.first = next + in.next();
+      const std::uint32_t spanAndStride = in.next();
+      r.last = r.first + (spanAndStride >> 1);
+      r.stride = (spanAndStride & 1) + 1;
+      const std::uint32_t zigzag = in.next();
+      r.delta = (zigzag & 1) != 0 ? -static_cast<std::int32_t>((zigzag + 1) >> 1)
+                                  : static_cast<std::int32_t>(zigzag >> 1);
+      next = r.last + 1;
+    }
+    return out;
+  }();
+  return ranges;
+}
+
+const std::vector<CodeRange>& caseIgnorableRanges() {
+  static const std::vector<CodeRange> ranges =
+      unpackCodeRanges(kCaseIgnorableRangesPacked, kCaseIgnorableRangesCount);
+  return ranges;
+}
+
+const std::vector<CodeRange>& casedRanges() {
+  static const std::vector<CodeRange> ranges =
+      unpackCodeRanges(kCasedRangesPacked, kCasedRangesCount);
+  return ranges;
+}
+
+template <typename Range>
+const Range* findRange(const std::vector<Range>& table, char32_t cp) {
   // The range with first <= cp <= last, if any (a stride-2 range still needs the parity check).
-  const Range* it = std::upper_bound(table, table + N, cp,
-                                     [](char32_t c, const Range& r) { return c < r.first; });
-  if (it == table) return nullptr;
+  auto it = std::upper_bound(table.begin(), table.end(), cp,
+                             [](char32_t c, const Range& r) { return c < r.first; });
+  if (it == table.begin()) return nullptr;
   --it;
-  return cp <= it->last ? it : nullptr;
+  return cp <= it->last ? &*it : nullptr;
 }
 
 char32_t simpleLower(char32_t cp) {
-  const LowerRange* r = findRange(kLowerRanges, cp);
+  const LowerRange* r = findRange(lowerRanges(), cp);
   if (r == nullptr || (cp - r->first) % r->stride != 0) return cp;
   return static_cast<char32_t>(static_cast<std::int32_t>(cp) + r->delta);
 }
@@ -55,8 +118,8 @@ const LowerSpecial* findSpecial(char32_t cp) {
   return nullptr;
 }
 
-bool isCaseIgnorable(char32_t cp) { return findRange(kCaseIgnorableRanges, cp) != nullptr; }
-bool isCased(char32_t cp) { return findRange(kCasedRanges, cp) != nullptr; }
+bool isCaseIgnorable(char32_t cp) { return findRange(caseIgnorableRanges(), cp) != nullptr; }
+bool isCased(char32_t cp) { return findRange(casedRanges(), cp) != nullptr; }
 
 // Lone surrogates are their own code points, as in ICU's UTF-16 iteration.
 char32_t codePointAt(U16View s, std::size_t i, std::size_t* width) {
@@ -142,5 +205,23 @@ U16 toLowerCase(U16View s) {
   }
   return out;
 }
+
+namespace detail {
+
+std::uint32_t lowerCaseTableDigest() {
+  std::uint32_t digest = 0x811C9DC5;
+  auto mix = [&digest](std::uint32_t byte) { digest = (digest ^ byte) * 0x01000193u; };
+  for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    const std::uint32_t delta = static_cast<std::uint32_t>(simpleLower(cp) - cp);
+    for (int k = 0; k < 4; ++k) mix((delta >> (8 * k)) & 0xFF);
+    mix(isCaseIgnorable(cp) ? 1 : isCased(cp) ? 2 : 0);
+  }
+  return digest;
+}
+
+std::uint32_t lowerCaseTableExpectedDigest() { return kLowerCaseDigest; }
+
+}  // namespace detail
 
 }  // namespace cce::js

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,13 @@ U16 fromAscii(std::string_view ascii);
 /// (U+0130 → "i̇") and the final-sigma rule (spec §12.10). Works on code points; lone surrogates
 /// pass through unchanged.
 U16 toLowerCase(U16View s);
+
+namespace detail {
+/// FNV-1a over every code point's simple lower-case delta and Final_Sigma class, computed from the
+/// unpacked tables, and the digest the generator computed from Node itself (the unit test).
+std::uint32_t lowerCaseTableDigest();
+std::uint32_t lowerCaseTableExpectedDigest();
+}  // namespace detail
 
 // ---- encodings -------------------------------------------------------------------------------
 
