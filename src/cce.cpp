@@ -9,8 +9,6 @@
 #include "budget.h"
 #include "envelope.h"
 #include "json_io.h"
-#include "jscompat/json_writer.h"
-#include "jscompat/number.h"
 #include "jscompat/string.h"
 #include "pipeline.h"
 #include "request.h"
