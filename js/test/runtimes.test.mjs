@@ -31,6 +31,19 @@ const INPUT = JSON.stringify({
 });
 const EXPECTED = JSON.stringify(corpusCase.expected.compress);
 
+// The binary answer's two string decoders: the summary of the first message keeps a lone
+// surrogate (the pool is then decoded unit by unit), and uncompress answers the store key
+// "\ufeffa" as its pool's first string (a UTF-16 decoder must not drop it as a byte order mark).
+const POOL_PROSE =
+  'The pipeline retries each failed upload after a short pause \ud800 and records every attempt. ' +
+  'Operators see what happened and when. ';
+const POOL_MESSAGES = [
+  { id: '\ufeffa', role: 'user', content: POOL_PROSE.repeat(5) },
+  { id: 'b', role: 'assistant', content: 'ok thanks' },
+];
+// As source text for the runtimes that get code, not objects (JSON.stringify escapes both).
+const POOL_MESSAGES_JS = JSON.stringify(POOL_MESSAGES);
+
 // The session workload (cce-wasm/context, cce-wasm/compaction), the same in every runtime: a chat
 // replayed into a context manager, compressing whenever due, and an OpenAI history compacted with
 // the default profile. 'chars' counts ceil(length / 3.5), so each 350-code-unit message is 100
@@ -194,6 +207,17 @@ describe('Deno', () => {
     assert.equal(stdout.trim(), `[${EXPECTED},${EXPECTED}]`);
   });
 
+  test('answers keep a lone surrogate in a summary and a leading U+FEFF in a store key', async (t) => {
+    if (!requireRuntime(t, 'deno', deno, 'npm install (devDependency "deno")')) return;
+    const code = `const { compress, uncompress } = await import('./dist/index.js');
+      const messages = ${POOL_MESSAGES_JS};
+      const result = compress(messages, { recencyWindow: 1 });
+      const restored = uncompress(result.messages, result.verbatim).messages;
+      console.log(JSON.stringify([result.messages[0].content.includes('\\ud800'), restored[0] === messages[0]]));`;
+    const { stdout } = await run(['eval', '--ext=js', code]);
+    assert.equal(stdout.trim(), '[true,true]');
+  });
+
   test('runs examples/deno/session.ts (session entries, wasm fetched from a file: URL)', async (t) => {
     if (!requireRuntime(t, 'deno', deno, 'npm install (devDependency "deno")')) return;
     const dir = mkdtempSync(join(tmpdir(), 'cce-deno-'));
@@ -297,6 +321,12 @@ describe('Cloudflare workerd', () => {
         body: JSON.stringify({ messages: [{ id: 'x', content: 'a\ud800b' }] }),
       });
       assert.equal((await lone.json()).messages[0].content, 'a\ud800b');
+      const pooled = await fetch(url, {
+        method: 'POST',
+        body: JSON.stringify({ messages: POOL_MESSAGES, options: { recencyWindow: 1 } }),
+      });
+      const summary = (await pooled.json()).messages[0].content;
+      assert.ok(summary.startsWith('[summary') && summary.includes('\ud800'), summary);
     } finally {
       await mf.dispose();
     }
@@ -422,6 +452,7 @@ describe('Chromium', () => {
         assert.equal(report.identity, corpusCase.expected.compress.compression.messages_preserved);
         assert.equal(report.roundTrip, corpusCase.expected.roundtrip_ok);
         assert.equal(report.lone, true);
+        assert.equal(report.pool, true, 'lone surrogates and a leading U+FEFF survive the answer');
         assert.equal(report.asyncIsPromise, true);
         assert.equal(
           report.asyncJson,
