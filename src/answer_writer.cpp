@@ -13,7 +13,7 @@ namespace cce {
 
 namespace {
 
-// True when one of the four units at s[i..i+4) is a surrogate (D800-DFFF): a lane of x is zero
+// True when one of units[0..4) is a surrogate (D800-DFFF): a 16-bit lane of x is zero
 // exactly for a surrogate, and the borrow trick finds a zero lane without a branch per unit.
 bool anySurrogateIn4(const char16_t* units) {
   std::uint64_t w;
