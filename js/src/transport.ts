@@ -301,6 +301,28 @@ function fromUnits(units: Uint16Array): string {
   return text;
 }
 
+/**
+ * @internal Decodes the answer's string pool into one string, unit for unit (lone surrogates
+ * kept). `wellFormed` is false when the engine found a lone surrogate in it.
+ */
+export type PoolDecoder = (units: Uint16Array, wellFormed: boolean) => string;
+
+/** @internal The decoder every runtime has: TextDecoder when it is exact, unit by unit otherwise. */
+export const portablePoolDecoder: PoolDecoder = (units, wellFormed) =>
+  wellFormed && utf16Decoder !== undefined ? utf16Decoder.decode(units) : fromUnits(units);
+
+let poolDecoder: PoolDecoder = portablePoolDecoder;
+
+/** @internal Lets an entry install a faster exact decoder (the Node entry: Buffer's UTF-16). */
+export function usePoolDecoder(decoder: PoolDecoder): void {
+  poolDecoder = decoder;
+}
+
+/** @internal The decoder readAnswer uses by default. */
+export function activePoolDecoder(): PoolDecoder {
+  return poolDecoder;
+}
+
 function malformedAnswer(at: number): CompressError {
   return new CompressError('Internal', `cce-wasm: malformed engine answer (at byte ${at})`);
 }
@@ -311,10 +333,16 @@ function malformedAnswer(at: number): CompressError {
  * included), arrays and plain objects. The string pool is decoded in one call; each string is a
  * slice of it.
  */
-export function readAnswer(buffer: ArrayBuffer, start: number, length: number): unknown {
+export function readAnswer(
+  buffer: ArrayBuffer,
+  start: number,
+  length: number,
+  decodePool: PoolDecoder = poolDecoder,
+): unknown {
   if (start % 4 !== 0) {
     // The engine's answers are heap-allocated and so aligned; a copy keeps this reader general.
-    return readAnswer(new Uint8Array(buffer, start, length).slice().buffer, 0, length);
+    const copy = new Uint8Array(buffer, start, length).slice().buffer;
+    return readAnswer(copy, 0, length, decodePool);
   }
   const words = new Uint32Array(buffer);
   const view = new DataView(buffer);
@@ -331,14 +359,10 @@ export function readAnswer(buffer: ArrayBuffer, start: number, length: number): 
   const poolLength = word();
   const flags = word();
   if (poolLength > (end - at) / 2 || flags > POOL_HAS_LONE_SURROGATE) throw malformedAnswer(at);
-  let pool = '';
-  if (poolLength > 0) {
-    const units = new Uint16Array(buffer, at, poolLength);
-    pool =
-      flags & POOL_HAS_LONE_SURROGATE || utf16Decoder === undefined
-        ? fromUnits(units)
-        : utf16Decoder.decode(units);
-  }
+  const pool =
+    poolLength > 0
+      ? decodePool(new Uint16Array(buffer, at, poolLength), (flags & POOL_HAS_LONE_SURROGATE) === 0)
+      : '';
   at += (poolLength * 2 + 3) & ~3;
 
   function string(): string {

@@ -9,6 +9,8 @@ import {
   ANSWER_KEYS,
   AnswerTag,
   POOL_HAS_LONE_SURROGATE,
+  activePoolDecoder,
+  portablePoolDecoder,
   readAnswer,
 } from '../../dist/transport.js';
 
@@ -48,46 +50,64 @@ class Writer {
   }
 }
 
-const read = (bytes) => readAnswer(bytes.buffer, bytes.byteOffset, bytes.length);
+const read = (bytes, decoder) => readAnswer(bytes.buffer, bytes.byteOffset, bytes.length, decoder);
+
+// Every way a pool is decoded: the Node entry's (Buffer's UTF-16), the one every runtime has
+// (TextDecoder when the pool is well-formed), and unit by unit (a lone surrogate, or no
+// UTF-16 TextDecoder in the runtime).
+const DECODERS = [
+  ['by the Node entry (Buffer)', activePoolDecoder()],
+  ['by TextDecoder', portablePoolDecoder],
+  ['unit by unit', (units) => portablePoolDecoder(units, false)],
+];
+
+test('the Node entry installs its own pool decoder', () => {
+  assert.notEqual(activePoolDecoder(), portablePoolDecoder);
+});
+
+for (const [how, decoder] of DECODERS) {
+  describe(`binary answers, pool decoded ${how}`, () => {
+    test('decode to what JSON.parse gives for the same answer', () => {
+      const w = new Writer();
+      w.word(AnswerTag.Object).word(4);
+      w.key('messages').word(AnswerTag.Array).word(5);
+      w.word(AnswerTag.Index).word(4294967295);
+      w.number(-0.1);
+      w.word(AnswerTag.Null).word(AnswerTag.True).word(AnswerTag.False);
+      w.key('not in the vocabulary').word(AnswerTag.Object).word(0);
+      w.key('text').string('caf\u00e9 \ud83d\ude00 "quoted"');
+      w.key('s').string('');
+      assert.deepEqual(read(w.bytes(), decoder), {
+        messages: [4294967295, -0.1, null, true, false],
+        'not in the vocabulary': {},
+        text: 'caf\u00e9 \ud83d\ude00 "quoted"',
+        s: '',
+      });
+    });
+
+    test('keep lone surrogates and a leading U+FEFF, in a short pool and a long one', () => {
+      const lone = '\udc00 lone low, then a lone high \ud800';
+      const long = `${lone} `.repeat(700); // past fromCharCode's slice of 8192 units
+      const bom = `\ufeff${'byte order mark kept '.repeat(3)}`;
+      for (const strings of [[lone], [long, bom], [bom], ['\ufeff'], [bom, 'x'.repeat(20000)]]) {
+        const w = new Writer().word(AnswerTag.Array).word(strings.length);
+        for (const s of strings) w.string(s);
+        const decoded = read(w.bytes(), decoder);
+        assert.equal(decoded.length, strings.length);
+        strings.forEach((s, i) => assert.ok(decoded[i] === s));
+      }
+    });
+
+    test('split a pair that spans two strings of a well-formed pool back into its halves', () => {
+      const w = new Writer().word(AnswerTag.Array).word(2).string('ends high \ud83d').string('\ude00 starts low');
+      assert.equal(w.pool.isWellFormed(), true); // flagged well-formed: TextDecoder may take it
+      assert.deepEqual(read(w.bytes(), decoder), ['ends high \ud83d', '\ude00 starts low']);
+    });
+
+  });
+}
 
 describe('binary answers', () => {
-  test('decode to what JSON.parse gives for the same answer', () => {
-    const w = new Writer();
-    w.word(AnswerTag.Object).word(4);
-    w.key('messages').word(AnswerTag.Array).word(5);
-    w.word(AnswerTag.Index).word(4294967295);
-    w.number(-0.1);
-    w.word(AnswerTag.Null).word(AnswerTag.True).word(AnswerTag.False);
-    w.key('not in the vocabulary').word(AnswerTag.Object).word(0);
-    w.key('text').string('caf\u00e9 \ud83d\ude00 "quoted"');
-    w.key('s').string('');
-    assert.deepEqual(read(w.bytes()), {
-      messages: [4294967295, -0.1, null, true, false],
-      'not in the vocabulary': {},
-      text: 'caf\u00e9 \ud83d\ude00 "quoted"',
-      s: '',
-    });
-  });
-
-  test('keep lone surrogates and a leading U+FEFF, in a short pool and a long one', () => {
-    const lone = '\udc00 lone low, then a lone high \ud800';
-    const long = `${lone} `.repeat(700); // past fromCharCode's slice of 8192 units
-    const bom = `\ufeff${'byte order mark kept '.repeat(3)}`;
-    for (const strings of [[lone], [long, bom], [bom], ['\ufeff'], [bom, 'x'.repeat(20000)]]) {
-      const w = new Writer().word(AnswerTag.Array).word(strings.length);
-      for (const s of strings) w.string(s);
-      const decoded = read(w.bytes());
-      assert.equal(decoded.length, strings.length);
-      strings.forEach((s, i) => assert.ok(decoded[i] === s));
-    }
-  });
-
-  test('split a pair that spans two strings of a well-formed pool back into its halves', () => {
-    const w = new Writer().word(AnswerTag.Array).word(2).string('ends high \ud83d').string('\ude00 starts low');
-    assert.equal(w.pool.isWellFormed(), true); // decoded by TextDecoder, not unit by unit
-    assert.deepEqual(read(w.bytes()), ['ends high \ud83d', '\ude00 starts low']);
-  });
-
   test('make "__proto__" an own property, as JSON.parse does', () => {
     const w = new Writer().word(AnswerTag.Object).word(1).key('__proto__').word(AnswerTag.Index).word(7);
     const decoded = read(w.bytes());
