@@ -67,9 +67,49 @@ bool ByteReader::number(double& out) {
   return true;
 }
 
+namespace {
+
+// What the JS host's WTF-8 encoder writes for these units: a pair as 4 bytes, a lone surrogate as
+// 3, like any other unit from U+0800.
+std::size_t wtf8Length(const char16_t* units, std::size_t n) {
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char16_t c = units[i];
+    if (c < 0x80) {
+      bytes += 1;
+    } else if (c < 0x800) {
+      bytes += 2;
+    } else if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && units[i + 1] >= 0xDC00 &&
+               units[i + 1] <= 0xDFFF) {
+      bytes += 4;
+      ++i;
+    } else {
+      bytes += 3;
+    }
+  }
+  return bytes;
+}
+
+constexpr std::size_t padded4(std::size_t n) { return (n + 3) & ~static_cast<std::size_t>(3); }
+
+}  // namespace
+
 bool ByteReader::string(std::u16string& out) {
   std::uint32_t length = 0;
   if (!word(length)) return false;
+  ++stringCount_;
+  if (utf16_) {
+    const std::size_t bytes = static_cast<std::size_t>(length) * 2;
+    if (bytes > data_.size() - position_ || padded4(bytes) > data_.size() - position_) return false;
+    out.resize(length);
+    std::memcpy(out.data(), data_.data() + position_, bytes);
+    if (measureUtf8_) {
+      utf8Delta_ += static_cast<long long>(padded4(wtf8Length(out.data(), length))) -
+                    static_cast<long long>(padded4(bytes));
+    }
+    position_ += padded4(bytes);
+    return true;
+  }
   const std::size_t padded = (static_cast<std::size_t>(length) + 3) & ~static_cast<std::size_t>(3);
   if (length > data_.size() - position_ || padded > data_.size() - position_) return false;
   out = js::fromUtf8(data_.substr(position_, length));
@@ -143,10 +183,15 @@ bool readParts(ByteReader& in, std::vector<ContentPart>& parts) {
 
 }  // namespace
 
-Result<BytesCompressRequest> readCompressBytes(std::string_view bytes) {
+Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size) {
   ByteReader in(bytes);
   std::uint32_t magic = 0, count = 0;
-  if (!in.word(magic) || magic != kCompressBytesMagic) return malformed("not a compress request");
+  if (!in.word(magic) || (magic != kCompressBytesMagic && magic != kCompressBytesUtf16Magic)) {
+    return malformed("not a compress request");
+  }
+  const bool utf16 = magic == kCompressBytesUtf16Magic;
+  if (utf16) in.useUtf16Strings();
+  if (utf16 && measureUtf8Size) in.measureUtf8();
   if (!in.word(count)) return malformed("truncated");
   if (count == kNotAnArray) return invalid("compress(): messages must be an array", "/messages");
 
@@ -219,6 +264,14 @@ Result<BytesCompressRequest> readCompressBytes(std::string_view bytes) {
   }
   if (!in.atEnd()) return malformed("trailing bytes");
   if (firstError) return *firstError;
+  request.utf8Size = bytes.size();
+  if (utf16 && measureUtf8Size) {
+    request.utf8Size = static_cast<std::size_t>(static_cast<long long>(bytes.size()) + in.utf8Delta());
+  } else if (utf16) {
+    // A unit is at most 3 bytes of WTF-8 against 2 of UTF-16, and padding adds at most 3 a string.
+    request.utf8Size = bytes.size() + bytes.size() / 2 + 3 * in.stringCount();
+    request.utf8SizeIsExact = false;
+  }
   return request;
 }
 

@@ -22,6 +22,10 @@ namespace cce {
 
 /// First word of a compress request ("CCE1" little-endian) and of an uncompress request ("CCU1").
 constexpr std::uint32_t kCompressBytesMagic = 0x31454343u;
+/// A compress request whose strings are UTF-16 ("CCE2"): what the Node entry sends, since Node
+/// copies a string's units out faster than it encodes UTF-8, and the engine then copies instead
+/// of widening.
+constexpr std::uint32_t kCompressBytesUtf16Magic = 0x32454343u;
 constexpr std::uint32_t kUncompressBytesMagic = 0x31554343u;
 /// The message count of a request whose `messages` is not an array.
 constexpr std::uint32_t kNotAnArray = 0xFFFFFFFFu;
@@ -32,6 +36,15 @@ constexpr std::uint32_t kNotAnArray = 0xFFFFFFFFu;
 class ByteReader {
  public:
   explicit ByteReader(std::string_view bytes) : data_(bytes) {}
+
+  /// Strings from here on are UTF-16: a length word in units, the units, zero padding to 4.
+  void useUtf16Strings() { utf16_ = true; }
+  /// Also add up what the UTF-16 strings read from here on weigh as WTF-8 (the form a UTF-8
+  /// request carries them in), padding included, minus what they weigh as UTF-16.
+  void measureUtf8() { measureUtf8_ = true; }
+  /// That difference, and how many strings were read.
+  long long utf8Delta() const { return utf8Delta_; }
+  std::size_t stringCount() const { return stringCount_; }
 
   bool word(std::uint32_t& out);
   bool number(double& out);
@@ -47,17 +60,28 @@ class ByteReader {
  private:
   std::string_view data_;
   std::size_t position_ = 0;
+  bool utf16_ = false;
+  bool measureUtf8_ = false;
+  long long utf8Delta_ = 0;
+  std::size_t stringCount_ = 0;
 };
 
 /// A decoded compress request: the views, and the options as the object parseCompressOptions reads.
 struct BytesCompressRequest {
   std::vector<Message> views;
   json::Value options;  // an object, or null when no option was given
+  /// The request's size as a UTF-8 request ("CCE1") would carry it: what options.maxInputBytes
+  /// limits, whichever string encoding the host chose. Exact for a UTF-8 request and when
+  /// readCompressBytes was asked to measure; otherwise an upper bound (see utf8SizeIsExact).
+  std::size_t utf8Size = 0;
+  bool utf8SizeIsExact = true;
 };
 
 /// Reads the request buffer. Errors are the reference's validation errors with the same text as
-/// the JSON path (first offending message wins), or InvalidInput for a malformed buffer.
-Result<BytesCompressRequest> readCompressBytes(std::string_view bytes);
+/// the JSON path (first offending message wins), or InvalidInput for a malformed buffer. A UTF-16
+/// request's UTF-8 size is measured only when `measureUtf8Size` (a pass over every string);
+/// without it utf8Size is the bound 1.5 × size + 3 bytes of padding per string.
+Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size = false);
 
 /// The host's answers of a compress request (the second buffer, rewritten on every round trip).
 struct BytesCompressHost {

@@ -35,6 +35,7 @@ constexpr std::uint32_t kNotObject = 1, kContent = 2, kToolCalls = 4, kToolCallI
 // Writes requests the way js/src/transport.ts does, from JSON values (what the corpus holds).
 struct Writer {
   std::string out;
+  bool utf16 = false;  // compressRequest writes "CCE2" and every string as UTF-16 (the Node entry)
 
   Writer& word(std::uint32_t w) {
     char b[4];
@@ -54,7 +55,13 @@ struct Writer {
     out.append((4 - s.size() % 4) % 4, '\0');
     return *this;
   }
-  Writer& string(std::u16string_view s) { return bytes(js::toUtf8(s)); }  // WTF-8, as the JS side
+  Writer& string(std::u16string_view s) {
+    if (!utf16) return bytes(js::toUtf8(s));  // WTF-8, as the JS side
+    word(static_cast<std::uint32_t>(s.size()));
+    out.append(reinterpret_cast<const char*>(s.data()), s.size() * 2);
+    out.append(s.size() % 2 == 0 ? 0 : 2, '\0');
+    return *this;
+  }
   Writer& scalar(const Value* v) {
     if (!v) return word(0);
     switch (v->kind) {
@@ -156,7 +163,7 @@ struct Writer {
   }
 
   Writer& compressRequest(const Value* messages, const Value* options) {
-    word(kCompressBytesMagic);
+    word(utf16 ? kCompressBytesUtf16Magic : kCompressBytesMagic);
     if (!messages || !messages->isArray()) {
       word(kNotAnArray);
     } else {
@@ -396,6 +403,53 @@ TEST_SUITE("request_bytes") {
           R"({"ok":true,"valid":true})");
   }
 
+  TEST_CASE("a UTF-16 request reads like its UTF-8 twin, and maxInputBytes weighs it as UTF-8") {
+    // Lone surrogates, a pair, 2- and 3-byte units: what WTF-8 and UTF-16 weigh differently.
+    const std::u16string text = u"caf\u00e9 \u4e2d\u6587 \xD83D\xDE00 lone " +
+                                std::u16string(1, char16_t(0xD800)) + u" low " +
+                                std::u16string(1, char16_t(0xDC00)) + u" end";
+    Value messages = Value::array();
+    Value m = Value::object();
+    m.set(u"id", Value::fromString(u"\u00e9t\u00e9"));
+    m.set(u"role", Value::fromString(u"user"));
+    m.set(u"content", Value::fromString(text));
+    messages.items.push_back(m);
+    Writer utf8, utf16;
+    utf16.utf16 = true;
+    utf8.compressRequest(&messages, nullptr);
+    utf16.compressRequest(&messages, nullptr);
+    Result<BytesCompressRequest> a = readCompressBytes(utf8.out);
+    Result<BytesCompressRequest> b = readCompressBytes(utf16.out, true);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(b->views[0].content == text);  // units as they are: the lone surrogates too
+    CHECK(b->views[0].id.text == a->views[0].id.text);
+    CHECK(b->utf8SizeIsExact);
+    CHECK(b->utf8Size == utf8.out.size());
+    Result<BytesCompressRequest> bound = readCompressBytes(utf16.out);
+    REQUIRE(bound.ok());
+    CHECK_FALSE(bound->utf8SizeIsExact);
+    CHECK(bound->utf8Size >= utf8.out.size());
+
+    // Around the UTF-8 size, both forms get the same verdict and the same message, although the
+    // UTF-16 request is larger and its cheap bound is over every one of these limits.
+    for (long long delta : {-1LL, 0LL, 1LL}) {
+      const double limit = static_cast<double>(utf8.out.size()) + static_cast<double>(delta);
+      Value options = Value::object();
+      options.set(u"maxInputBytes", Value::fromNumber(limit));
+      Writer u8, u16;
+      u16.utf16 = true;
+      u8.compressRequest(&messages, &options);
+      u16.compressRequest(&messages, &options);
+      CAPTURE(delta);
+      REQUIRE(u16.out.size() > u8.out.size());
+      const std::string expected = compressBytes(u8.out, "");
+      CHECK(compressBytes(u16.out, "") == expected);
+      const bool over = envelopeOf(expected).find(u"error") != nullptr;
+      CHECK(over == (static_cast<double>(u8.out.size()) > limit));
+    }
+  }
+
   TEST_CASE("answers every corpus case exactly as the JSON request does") {
     const std::string dir = test::publicCorpusDir() + "/cases";
     REQUIRE(cli::isDirectory(dir));
@@ -425,7 +479,13 @@ TEST_SUITE("request_bytes") {
       bytes.compressRequest(messages, options);
       const std::string viaJson = compressJson(js::toJson(jsonRequest));
       // The binary answer decodes to what the JSON one says, down to the text of every number.
-      CHECK(js::toJson(envelopeOf(compressBytes(bytes.out, ""))) == viaJson);
+      const std::string viaBytes = compressBytes(bytes.out, "");
+      CHECK(js::toJson(envelopeOf(viaBytes)) == viaJson);
+      // A request with UTF-16 strings (the Node entry's) gets the very same answer.
+      Writer utf16;
+      utf16.utf16 = true;
+      utf16.compressRequest(messages, options);
+      CHECK(compressBytes(utf16.out, "") == viaBytes);
       ++compared;
 
       // uncompress of the expected output from its verbatim store, looked up lazily.
