@@ -5,13 +5,16 @@ import { defaultTokenCounter } from './token-counter.js';
 import {
   callEngine,
   COMPRESS_MAGIC,
+  COMPRESS_UTF16_MAGIC,
   Encoder,
   HeapRequest,
   NOT_AN_ARRAY,
   now,
+  requestUtf16Writer,
   timings,
   UNCOMPRESS_MAGIC,
   type Answer,
+  type Utf16Writer,
 } from './transport.js';
 import type {
   AsyncCompressOptions,
@@ -331,8 +334,12 @@ const SCRATCH_LIMIT = 1 << 24;
 const hostScratch = new Encoder(1 << 12);
 const EMPTY = new Uint8Array(0);
 
-function encodeWith(out: Encoder, encode: (out: Encoder) => void): Uint8Array {
-  encode(out.reset());
+function encodeWith(
+  out: Encoder,
+  encode: (out: Encoder) => void,
+  utf16?: Utf16Writer,
+): Uint8Array {
+  encode(out.reset(utf16));
   return out.written;
 }
 
@@ -466,8 +473,10 @@ class CompressRun {
     this.safe = options.compat !== 'cce-1.0';
     this.summarizerTimeoutMs = options.summarizerTimeoutMs ?? 0;
     const t0 = now();
+    // UTF-16 strings where the entry has a fast native copy of them (Node), else WTF-8.
+    const utf16 = requestUtf16Writer();
     const bytes = encodeWith(requestScratch, (out) => {
-      out.word(COMPRESS_MAGIC);
+      out.word(utf16 ? COMPRESS_UTF16_MAGIC : COMPRESS_MAGIC);
       if (Array.isArray(input)) {
         out.word(input.length);
         for (let i = 0; i < input.length; i++) encodeMessage(out, input[i], i, this.safe);
@@ -475,7 +484,7 @@ class CompressRun {
         out.word(NOT_AN_ARRAY);
       }
       encodeOptions(out, options);
-    });
+    }, utf16);
     const t1 = now();
     // Copied into wasm memory once: every round trip of the pending protocol reuses it. An async
     // run keeps its own copy of the bytes: another call may re-create the engine meanwhile.

@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 
 import { load } from './load.js';
-import { usePoolDecoder } from './transport.js';
+import { usePoolDecoder, useUtf16Strings } from './transport.js';
 
 export * from './api.js';
 
@@ -17,6 +17,20 @@ export * from './api.js';
 usePoolDecoder((units) =>
   Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le'),
 );
+
+// Requests carry their strings as UTF-16 here: Buffer copies a string's units out faster than
+// TextEncoder encodes UTF-8 after isWellFormed has looked for lone surrogates (1.6-2.3 against
+// 4.3-5.8 ms for the scale session's 5.5 M units), and the engine then copies instead of widening.
+// The Buffer view over the encoder's bytes is kept until the encoder grows a new buffer.
+let viewed: Uint8Array | undefined;
+let view: Buffer | undefined;
+useUtf16Strings((bytes, at, text) => {
+  if (bytes !== viewed || view === undefined) {
+    viewed = bytes;
+    view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  view.write(text, at, 'utf16le');
+});
 
 await load(async () =>
   WebAssembly.compile(await readFile(new URL('./cce-fast.wasm', import.meta.url))),

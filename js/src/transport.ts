@@ -48,6 +48,25 @@ export const now = (): number => (timings.enabled ? performance.now() : 0);
 /** @internal First words of the requests ("CCE1" / "CCU1" little-endian), checked by the engine. */
 export const COMPRESS_MAGIC = 0x31454343;
 export const UNCOMPRESS_MAGIC = 0x31554343;
+/** @internal A compress request whose strings are UTF-16 ("CCE2"). */
+export const COMPRESS_UTF16_MAGIC = 0x32454343;
+
+/**
+ * @internal Copies the UTF-16 units of `text` into `bytes` at byte offset `at` (room is made by
+ * the caller). Only an entry with a fast native copy installs one: the Node entry (Buffer).
+ */
+export type Utf16Writer = (bytes: Uint8Array, at: number, text: string) => void;
+let utf16Writer: Utf16Writer | undefined;
+
+/** @internal Makes compress requests carry their strings as UTF-16, written by `writer`. */
+export function useUtf16Strings(writer: Utf16Writer | undefined): void {
+  utf16Writer = writer;
+}
+
+/** @internal The writer compress requests use for UTF-16 strings; undefined: they use WTF-8. */
+export function requestUtf16Writer(): Utf16Writer | undefined {
+  return utf16Writer;
+}
 /** @internal The message count that says `messages` is not an array. */
 export const NOT_AN_ARRAY = 0xffffffff;
 
@@ -60,13 +79,15 @@ const wellFormed =
     : (s: string) => !loneSurrogate.test(s);
 
 /**
- * @internal Writes little-endian words, doubles and WTF-8 strings (a length word, the bytes, zero
- * to three bytes of padding) into a growable buffer. Every field starts 4-byte aligned.
+ * @internal Writes little-endian words, doubles and strings (a length word, then WTF-8 bytes or,
+ * in UTF-16 mode, UTF-16 units, then zero to three bytes of padding) into a growable buffer.
+ * Every field starts 4-byte aligned.
  */
 export class Encoder {
   private bytes: Uint8Array;
   private view: DataView;
   private at = 0;
+  private utf16: Utf16Writer | undefined;
 
   constructor(capacity = 256) {
     this.bytes = new Uint8Array(capacity);
@@ -78,8 +99,10 @@ export class Encoder {
     return this.bytes.subarray(0, this.at);
   }
 
-  reset(): this {
+  /** Starts over; strings are UTF-16 (written by `utf16`) when one is given, else WTF-8. */
+  reset(utf16?: Utf16Writer): this {
     this.at = 0;
+    this.utf16 = utf16;
     return this;
   }
 
@@ -123,6 +146,10 @@ export class Encoder {
   }
 
   string(s: string): void {
+    if (this.utf16 !== undefined) {
+      this.string16(s, this.utf16);
+      return;
+    }
     const n = s.length;
     this.ensure(4 + 3 * n + 3);
     const bytes = this.bytes;
@@ -141,6 +168,23 @@ export class Encoder {
       end = this.encodeRest(s, start);
     }
     this.view.setUint32(this.at, end - start, true);
+    this.at = (end + 3) & ~3;
+  }
+
+  /** The length in units, the units (lone surrogates as they are), padding to 4 bytes. */
+  private string16(s: string, write: Utf16Writer): void {
+    const n = s.length;
+    this.ensure(4 + 2 * n + 2);
+    this.view.setUint32(this.at, n, true);
+    const start = this.at + 4;
+    // Short strings (ids, roles, keys) by hand: cheaper than a call into the runtime.
+    if (n <= 32) {
+      for (let i = 0; i < n; i++) this.view.setUint16(start + 2 * i, s.charCodeAt(i), true);
+    } else {
+      write(this.bytes, start, s);
+    }
+    const end = start + 2 * n;
+    if (n % 2 !== 0) this.view.setUint16(end, 0, true);
     this.at = (end + 3) & ~3;
   }
 
