@@ -530,7 +530,7 @@ std::string compressBytes(std::string_view request, std::string_view host) {
   // maxInputBytes weighs the request as UTF-8 carries it. For a UTF-16 request that takes a pass
   // over every string, so it is made only when the cheap upper bound is over the limit.
   if (Result<bool> ok = checkRequestSize(decoded->utf8Size, optionsValue); !ok) {
-    if (decoded->utf8SizeIsExact) return errorAnswerBytes(ok.error());
+    if (!kUtf16RequestsSupported || decoded->utf8SizeIsExact) return errorAnswerBytes(ok.error());
     Result<BytesCompressRequest> measured = readCompressBytes(request, true);
     if (!measured) return errorAnswerBytes(measured.error());
     if (Result<bool> exact = checkRequestSize(measured->utf8Size, optionsValue); !exact) {

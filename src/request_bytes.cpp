@@ -98,7 +98,7 @@ bool ByteReader::string(std::u16string& out) {
   std::uint32_t length = 0;
   if (!word(length)) return false;
   ++stringCount_;
-  if (utf16_) {
+  if (kUtf16RequestsSupported && utf16_) {
     const std::size_t bytes = static_cast<std::size_t>(length) * 2;
     if (bytes > data_.size() - position_ || padded4(bytes) > data_.size() - position_) return false;
     out.resize(length);
@@ -186,10 +186,9 @@ bool readParts(ByteReader& in, std::vector<ContentPart>& parts) {
 Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size) {
   ByteReader in(bytes);
   std::uint32_t magic = 0, count = 0;
-  if (!in.word(magic) || (magic != kCompressBytesMagic && magic != kCompressBytesUtf16Magic)) {
-    return malformed("not a compress request");
-  }
-  const bool utf16 = magic == kCompressBytesUtf16Magic;
+  if (!in.word(magic)) return malformed("not a compress request");
+  const bool utf16 = kUtf16RequestsSupported && magic == kCompressBytesUtf16Magic;
+  if (magic != kCompressBytesMagic && !utf16) return malformed("not a compress request");
   if (utf16) in.useUtf16Strings();
   if (utf16 && measureUtf8Size) in.measureUtf8();
   if (!in.word(count)) return malformed("truncated");

@@ -26,6 +26,13 @@ constexpr std::uint32_t kCompressBytesMagic = 0x31454343u;
 /// copies a string's units out faster than it encodes UTF-8, and the engine then copies instead
 /// of widening.
 constexpr std::uint32_t kCompressBytesUtf16Magic = 0x32454343u;
+/// Whether this build reads "CCE2" requests. The wasm size build (browsers, which send "CCE1")
+/// leaves the reader out: CCE_NO_UTF16_REQUESTS, set by wasm/CMakeLists.txt.
+#ifdef CCE_NO_UTF16_REQUESTS
+constexpr bool kUtf16RequestsSupported = false;
+#else
+constexpr bool kUtf16RequestsSupported = true;
+#endif
 constexpr std::uint32_t kUncompressBytesMagic = 0x31554343u;
 /// The message count of a request whose `messages` is not an array.
 constexpr std::uint32_t kNotAnArray = 0xFFFFFFFFu;

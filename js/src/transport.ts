@@ -63,9 +63,23 @@ export function useUtf16Strings(writer: Utf16Writer | undefined): void {
   utf16Writer = writer;
 }
 
-/** @internal The writer compress requests use for UTF-16 strings; undefined: they use WTF-8. */
+// Whether the loaded engine reads UTF-16 requests: the speed build does, the size build leaves
+// the reader out (browsers never send them). Asked once per instance.
+let askedEngine: CceModule | undefined;
+let engineReadsUtf16 = false;
+
+/**
+ * @internal The writer of UTF-16 strings for the next compress request: the installed one when
+ * the loaded engine reads them, else undefined (WTF-8).
+ */
 export function requestUtf16Writer(): Utf16Writer | undefined {
-  return utf16Writer;
+  if (utf16Writer === undefined) return undefined;
+  const raw = engine();
+  if (raw !== askedEngine) {
+    askedEngine = raw;
+    engineReadsUtf16 = raw.build() === 'speed';
+  }
+  return engineReadsUtf16 ? utf16Writer : undefined;
 }
 /** @internal The message count that says `messages` is not an array. */
 export const NOT_AN_ARRAY = 0xffffffff;

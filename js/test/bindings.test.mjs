@@ -7,6 +7,7 @@ import { before, describe, test } from 'node:test';
 import createCceModule from '../../dist/cce.mjs';
 import {
   COMPRESS_MAGIC,
+  COMPRESS_UTF16_MAGIC,
   Encoder,
   RAW_FUNCTIONS,
   UNCOMPRESS_MAGIC,
@@ -145,6 +146,35 @@ for (const [file, build] of builds) {
         messages_passthrough: 0,
         missing_ids: [[3, '7']],
       });
+    });
+
+    test(`${build === 'speed' ? 'reads' : 'refuses'} requests with UTF-16 strings`, async () => {
+      // Only the speed build (the Node entry's) carries the "CCE2" reader; browsers send "CCE1".
+      const raw = await rawModule();
+      const request = encode((out) => {
+        out.reset((bytes, at, text) => {
+          for (let i = 0; i < text.length; i++) {
+            bytes[at + 2 * i] = text.charCodeAt(i) & 0xff;
+            bytes[at + 2 * i + 1] = text.charCodeAt(i) >> 8;
+          }
+        });
+        out.word(COMPRESS_UTF16_MAGIC);
+        out.word(2);
+        for (const [id, content] of [['a', prose.repeat(3)], ['b', 'lone \ud800']]) {
+          out.word(2); // content is a string
+          out.scalar(id);
+          out.scalar('user');
+          out.string(content);
+        }
+        out.word(0);
+      });
+      const answer = call(raw, 'compressBytes', request);
+      if (build === 'speed') {
+        assert.equal(answer.ok, true);
+        assert.equal(answer.plan.messages.length, 2);
+      } else {
+        assert.equal(answer.error.message, 'malformed bytes request (not a compress request)');
+      }
     });
 
     test('reports errors as envelopes, not exceptions, malformed buffers included', async () => {
