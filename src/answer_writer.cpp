@@ -92,26 +92,15 @@ void JsonAnswer::key(std::u16string_view k) {
   afterKey_ = true;
 }
 
-void JsonAnswer::beginArray() {
+void JsonAnswer::open(char bracket) {
   beforeValue();
-  out_ += '[';
+  out_ += bracket;
   first_.push_back(true);
 }
 
-void JsonAnswer::endArray() {
+void JsonAnswer::close(char bracket) {
   first_.pop_back();
-  out_ += ']';
-}
-
-void JsonAnswer::beginObject() {
-  beforeValue();
-  out_ += '{';
-  first_.push_back(true);
-}
-
-void JsonAnswer::endObject() {
-  first_.pop_back();
-  out_ += '}';
+  out_ += bracket;
 }
 
 void JsonAnswer::value(const json::Value& v) {
@@ -217,6 +206,24 @@ void BytesAnswer::value(const json::Value& v) {
       }
       return endObject();
   }
+}
+
+std::string bytesErrorAnswer(const Error& error) {
+  BytesAnswer w;
+  w.beginObject();
+  w.key(AnswerKey::ok);
+  w.boolean(false);
+  w.key(AnswerKey::error);
+  w.beginObject();
+  w.key(AnswerKey::code);
+  w.utf8(errorCodeName(error.code));
+  w.key(AnswerKey::message);
+  w.utf8(error.message);
+  w.key(AnswerKey::path);
+  w.utf8(error.path);
+  w.endObject();
+  w.endObject();
+  return w.take();
 }
 
 std::string BytesAnswer::take() {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "json/value.h"
+#include "status.h"
 
 namespace cce {
 
@@ -70,10 +71,10 @@ class JsonAnswer {
   void utf8(std::string_view s);
   void key(AnswerKey k) { key(answerKeyName(k)); }
   void key(std::u16string_view k);
-  void beginArray();
-  void endArray();
-  void beginObject();
-  void endObject();
+  void beginArray() { open('['); }
+  void endArray() { close(']'); }
+  void beginObject() { open('{'); }
+  void endObject() { close('}'); }
   /// Any JSON value, as JSON.stringify writes it (keys in JS enumeration order).
   void value(const json::Value& v);
 
@@ -81,6 +82,8 @@ class JsonAnswer {
 
  private:
   void beforeValue();
+  void open(char bracket);
+  void close(char bracket);
 
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written in it yet
@@ -124,6 +127,12 @@ class BytesAnswer {
   std::vector<Open> open_;
   bool afterKey_ = false;
 };
+
+/// {"ok":false,"error":{"code","message","path"}}, the bytes entry points' error answer. Its JSON
+/// twin, errorEnvelope (envelope.h), stays hand-written: writing it through JsonAnswer would add
+/// 1.5 KB gzip of writer and key vocabulary to the session module, which answers only in JSON.
+/// request_bytes_test checks that both forms carry the same errors.
+std::string bytesErrorAnswer(const Error& error);
 
 /// True when `s` holds a surrogate code unit that is not half of a well-formed pair.
 bool hasLoneSurrogate(std::u16string_view s);

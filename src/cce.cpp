@@ -211,25 +211,6 @@ std::string planAnswer(const CompressResult& result) {
   return okAnswer<W>(AnswerKey::plan, [&](W& w) { writeCompressPlan(w, result); });
 }
 
-// {"ok":false,"error":{"code","message","path"}}: the binary twin of errorEnvelope.
-std::string errorAnswerBytes(const Error& error) {
-  BytesAnswer w;
-  w.beginObject();
-  w.key(AnswerKey::ok);
-  w.boolean(false);
-  w.key(AnswerKey::error);
-  w.beginObject();
-  w.key(AnswerKey::code);
-  w.utf8(errorCodeName(error.code));
-  w.key(AnswerKey::message);
-  w.utf8(error.message);
-  w.key(AnswerKey::path);
-  w.utf8(error.path);
-  w.endObject();
-  w.endObject();
-  return w.take();
-}
-
 // ---- host hooks -------------------------------------------------------------------------------
 
 // A rebuilt message the host's counter must count: a copy of what the engine's CountedMessage
@@ -521,30 +502,32 @@ std::string compressJson(std::string_view requestText) {
 
 std::string compressBytes(std::string_view request, std::string_view host) {
   Result<BytesCompressRequest> decoded = readCompressBytes(request);
-  if (!decoded) return errorAnswerBytes(decoded.error());
+  if (!decoded) return bytesErrorAnswer(decoded.error());
   CompressOptions options;
   const Value* optionsValue = decoded->options.isNull() ? nullptr : &decoded->options;
   if (Result<bool> ok = parseCompressOptions(optionsValue, options); !ok) {
-    return errorAnswerBytes(ok.error());
+    return bytesErrorAnswer(ok.error());
   }
   // maxInputBytes weighs the request as UTF-8 carries it. For a UTF-16 request that takes a pass
   // over every string, so it is made only when the cheap upper bound is over the limit.
   if (Result<bool> ok = checkRequestSize(decoded->utf8Size, optionsValue); !ok) {
-    if (!kUtf16RequestsSupported || decoded->utf8SizeIsExact) return errorAnswerBytes(ok.error());
+    if (!kUtf16RequestsSupported || decoded->utf8SizeIsExact) {
+      return bytesErrorAnswer(ok.error());
+    }
     Result<BytesCompressRequest> measured = readCompressBytes(request, true);
-    if (!measured) return errorAnswerBytes(measured.error());
+    if (!measured) return bytesErrorAnswer(measured.error());
     if (Result<bool> exact = checkRequestSize(measured->utf8Size, optionsValue); !exact) {
-      return errorAnswerBytes(exact.error());
+      return bytesErrorAnswer(exact.error());
     }
   }
   if (options.compat == Compat::Safe) {
     if (Result<bool> ok = validateCompressRequest(decoded->views, optionsValue, options); !ok) {
-      return errorAnswerBytes(ok.error());
+      return bytesErrorAnswer(ok.error());
     }
   }
   HostHooks hooks;
   if (Result<bool> ok = readHostBytes(host, decoded->views.size(), hooks); !ok) {
-    return errorAnswerBytes(ok.error());
+    return bytesErrorAnswer(ok.error());
   }
   if (hooks.validateOnly) {
     return okAnswer<BytesAnswer>(AnswerKey::valid, [](BytesAnswer& w) { w.boolean(true); });
@@ -621,7 +604,7 @@ std::string uncompressJson(std::string_view requestText) {
 
 std::string uncompressBytes(std::string_view request, std::string_view store) {
   Result<BytesUncompressRequest> decoded = readUncompressBytes(request, store);
-  if (!decoded) return errorAnswerBytes(decoded.error());
+  if (!decoded) return bytesErrorAnswer(decoded.error());
   UncompressCall call;
   call.views = std::move(decoded->views);
   call.messageCount = decoded->messageCount;
