@@ -7,14 +7,14 @@ import {
   COMPRESS_MAGIC,
   COMPRESS_UTF16_MAGIC,
   Encoder,
-  HeapRequest,
+  encodeRequest,
   NOT_AN_ARRAY,
   now,
   requestUtf16Writer,
   timings,
   UNCOMPRESS_MAGIC,
   type Answer,
-  type Utf16Writer,
+  type HeapRequest,
 } from './transport.js';
 import type {
   AsyncCompressOptions,
@@ -324,22 +324,14 @@ function validMessages(messages: unknown): boolean {
   return true;
 }
 
-// Encoders reused by every call, so a big request grows its buffer once, not on every call (the
-// wasm heap keeps its high-water mark anyway). The results are views, valid until the next use of
-// the same encoder: HeapRequest copies a request into wasm memory at once, and callEngine copies
-// the host part before anything can encode again.
-const requestScratch = new Encoder(1 << 16);
-/** Kept up to this size: enough for the 5.5 M-character scale session, which encodes to 6 MB. */
-const SCRATCH_LIMIT = 1 << 24;
+// The encoder of host answers, reused by every call, so its buffer grows once, not on every call.
+// Its result is a view, valid until its next use: callEngine copies it in before anything can
+// encode again. (Requests are encoded straight into wasm memory: encodeRequest.)
 const hostScratch = new Encoder(1 << 12);
 const EMPTY = new Uint8Array(0);
 
-function encodeWith(
-  out: Encoder,
-  encode: (out: Encoder) => void,
-  utf16?: Utf16Writer,
-): Uint8Array {
-  encode(out.reset(utf16));
+function encodeWith(out: Encoder, encode: (out: Encoder) => void): Uint8Array {
+  encode(out.reset());
   return out.written;
 }
 
@@ -475,25 +467,23 @@ class CompressRun {
     const t0 = now();
     // UTF-16 strings where the entry has a fast native copy of them (Node), else WTF-8.
     const utf16 = requestUtf16Writer();
-    const bytes = encodeWith(requestScratch, (out) => {
-      out.word(utf16 ? COMPRESS_UTF16_MAGIC : COMPRESS_MAGIC);
-      if (Array.isArray(input)) {
-        out.word(input.length);
-        for (let i = 0; i < input.length; i++) encodeMessage(out, input[i], i, this.safe);
-      } else {
-        out.word(NOT_AN_ARRAY);
-      }
-      encodeOptions(out, options);
-    }, utf16);
-    const t1 = now();
-    // Copied into wasm memory once: every round trip of the pending protocol reuses it. An async
-    // run keeps its own copy of the bytes: another call may re-create the engine meanwhile.
-    this.request = new HeapRequest(bytes, summarizer !== undefined);
-    requestScratch.trim(SCRATCH_LIMIT);
-    if (timings.enabled) {
-      timings.encodeMs += t1 - t0;
-      timings.copyInMs += performance.now() - t1;
-    }
+    // Written into wasm memory once: every round trip of the pending protocol reuses it. An async
+    // run keeps its own copy of the bytes too: another call may re-create the engine meanwhile.
+    this.request = encodeRequest(
+      (out) => {
+        out.word(utf16 ? COMPRESS_UTF16_MAGIC : COMPRESS_MAGIC);
+        if (Array.isArray(input)) {
+          out.word(input.length);
+          for (let i = 0; i < input.length; i++) encodeMessage(out, input[i], i, this.safe);
+        } else {
+          out.word(NOT_AN_ARRAY);
+        }
+        encodeOptions(out, options);
+      },
+      summarizer !== undefined,
+      utf16,
+    );
+    if (timings.enabled) timings.encodeMs += performance.now() - t0;
     if (summarizer) {
       this.host.summarizer = true;
       this.host.summaries = [];
@@ -837,7 +827,8 @@ export function uncompress(
       hasOwn.call(storeValue, String(id)) ? (storeValue as Obj)[String(id)] : undefined;
   }
   const t0 = now();
-  const bytes = encodeWith(requestScratch, (out) => {
+  // Synchronous: nothing runs between its round trips but the caller's lookup.
+  const request = encodeRequest((out) => {
     out.word(UNCOMPRESS_MAGIC);
     if (Array.isArray(messages)) {
       out.word(messages.length);
@@ -847,15 +838,8 @@ export function uncompress(
     }
     out.word(lookup ? 1 : 0);
     out.word(options?.recursive ? 1 : 0);
-  });
-  const t1 = now();
-  // Synchronous: nothing runs between its round trips but the caller's lookup.
-  const request = new HeapRequest(bytes, false);
-  requestScratch.trim(SCRATCH_LIMIT);
-  if (timings.enabled) {
-    timings.encodeMs += t1 - t0;
-    timings.copyInMs += performance.now() - t1;
-  }
+  }, false);
+  if (timings.enabled) timings.encodeMs += performance.now() - t0;
   // The store crosses lazily: the engine names the ids it needs (pending), the host answers them.
   const answered = new Map<string, unknown>(); // key -> the looked-up value (falsy: missing)
   try {

@@ -21,16 +21,16 @@ usePoolDecoder((units) =>
 // Requests carry their strings as UTF-16 here: Buffer copies a string's units out faster than
 // TextEncoder encodes UTF-8 after isWellFormed has looked for lone surrogates (1.6-2.3 against
 // 4.3-5.8 ms for the scale session's 5.5 M units), and the engine then copies instead of widening.
-// One Buffer view per encoder buffer, held weakly: when the encoder grows or drops a buffer
-// (after a huge request), its view goes with it.
+// The encoder writes into wasm memory, at a different place on each call: one Buffer view of the
+// whole memory, held weakly, so the view goes with the buffer when memory grows.
 const views = new WeakMap<ArrayBufferLike, Buffer>();
 useUtf16Strings((bytes, at, text) => {
   let view = views.get(bytes.buffer);
   if (view === undefined) {
-    view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    view = Buffer.from(bytes.buffer);
     views.set(bytes.buffer, view);
   }
-  view.write(text, bytes.byteOffset + at - view.byteOffset, 'utf16le');
+  view.write(text, bytes.byteOffset + at, 'utf16le');
 });
 
 await load(async () =>

@@ -98,9 +98,9 @@ const wellFormed =
  * Every field starts 4-byte aligned.
  */
 export class Encoder {
-  private bytes: Uint8Array;
-  private view: DataView;
-  private at = 0;
+  protected bytes: Uint8Array;
+  protected view: DataView;
+  protected at = 0;
   private utf16: Utf16Writer | undefined;
 
   constructor(capacity = 256) {
@@ -120,17 +120,13 @@ export class Encoder {
     return this;
   }
 
-  /** Drops a buffer grown past `limit` bytes (a one-off huge request should not pin its memory). */
-  trim(limit: number): void {
-    if (this.bytes.length > limit) {
-      this.bytes = new Uint8Array(256);
-      this.view = new DataView(this.bytes.buffer);
-    }
-  }
-
   private ensure(extra: number): void {
     const needed = this.at + extra;
-    if (needed <= this.bytes.length) return;
+    if (needed > this.bytes.length) this.grow(needed);
+  }
+
+  /** Moves what was written into a buffer of at least `needed` bytes. */
+  protected grow(needed: number): void {
     const grown = new Uint8Array(Math.max(needed, this.bytes.length * 2));
     grown.set(this.bytes.subarray(0, this.at));
     this.bytes = grown;
@@ -501,11 +497,132 @@ export function readAnswer(
 
 // ---- calls --------------------------------------------------------------------------------------
 
+/** Bounds of the first allocation of a request's buffer (the size of the one before, plus 1/8). */
+const REQUEST_HINT_MIN = 1 << 16;
+const REQUEST_HINT_MAX = 1 << 24;
+/** The first allocation when the hint does not fit (the smallest request has 16 bytes). */
+const REQUEST_START = 256;
+
 /**
- * @internal A request copied into wasm memory once and reused by every round trip of the pending
- * protocol. `keep` (for runs that await between round trips, when another call may trap and
- * re-create the instance) retains a private copy of the bytes to copy in again; otherwise the
- * bytes are only read here, at once, so they may be a view of a reused buffer.
+ * @internal An encoder whose buffer is in wasm memory: a request is written where the engine
+ * reads it, not copied in afterwards (6 MB in WTF-8, 11 MB in UTF-16 for the scale session). Its
+ * own malloc is the only thing that can grow memory while it writes (nothing calls the engine
+ * during an encode), and it re-reads the heap after each one.
+ */
+export class HeapEncoder extends Encoder {
+  private raw: CceModule | undefined;
+  private pointer = 0;
+  private hint = REQUEST_HINT_MIN;
+
+  constructor() {
+    super(0);
+  }
+
+  /** Whether a request is being written. */
+  get busy(): boolean {
+    return this.raw !== undefined;
+  }
+
+  /** Starts a request in a fresh block of the current instance's memory. */
+  begin(utf16?: Utf16Writer): this {
+    this.reset(utf16);
+    this.raw = engine();
+    // The size of the last request may not fit now: then a small block, which the writes grow.
+    let capacity = this.hint;
+    let pointer = this.malloc(capacity);
+    if (pointer === 0) {
+      capacity = REQUEST_START;
+      pointer = this.allocate(capacity, 'no wasm memory is left to write the request in');
+    }
+    this.place(pointer, capacity);
+    return this;
+  }
+
+  protected override grow(needed: number): void {
+    const raw = this.raw as CceModule;
+    const capacity = Math.max(needed, this.bytes.length * 2);
+    const pointer = this.allocate(
+      capacity,
+      `the request needs at least ${needed} bytes of wasm memory, more than is available`,
+    );
+    raw.HEAPU8.copyWithin(pointer, this.pointer, this.pointer + this.at);
+    raw._free(this.pointer);
+    this.place(pointer, capacity);
+  }
+
+  /** Hands the written request over to a HeapRequest, which frees it. */
+  finish(keep: boolean): HeapRequest {
+    const raw = this.raw as CceModule;
+    const length = this.at;
+    this.hint = Math.min(Math.max(length + (length >> 3), REQUEST_HINT_MIN), REQUEST_HINT_MAX);
+    const request = new HeapRequest(raw, this.pointer, length, keep);
+    this.detach();
+    return request;
+  }
+
+  /** Frees the buffer of a request whose encoding failed. */
+  abandon(): void {
+    const raw = this.raw;
+    if (raw !== undefined && this.pointer !== 0 && raw === currentEngine()) raw._free(this.pointer);
+    this.detach();
+  }
+
+  private detach(): void {
+    this.pointer = 0;
+    this.raw = undefined;
+    this.bytes = new Uint8Array(0);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
+  private malloc(size: number): number {
+    try {
+      return (this.raw as CceModule)._malloc(size);
+    } catch (error) {
+      throw trapped(error);
+    }
+  }
+
+  private allocate(size: number, failure: string): number {
+    const pointer = this.malloc(size);
+    if (pointer !== 0) return pointer;
+    this.abandon();
+    throw new CompressError('InputTooLarge', `cce-wasm: ${failure}`);
+  }
+
+  private place(pointer: number, capacity: number): void {
+    const heap = (this.raw as CceModule).HEAPU8; // re-read: malloc may have grown memory
+    this.pointer = pointer;
+    this.bytes = heap.subarray(pointer, pointer + capacity);
+    this.view = new DataView(heap.buffer, pointer, capacity);
+  }
+}
+
+const requestEncoder = new HeapEncoder();
+
+/**
+ * @internal Encodes a request straight into wasm memory. `keep` (for runs that await between
+ * round trips) keeps a private copy of the bytes too, see HeapRequest.
+ */
+export function encodeRequest(
+  encode: (out: Encoder) => void,
+  keep: boolean,
+  utf16?: Utf16Writer,
+): HeapRequest {
+  // A getter of the caller's messages may itself call compress while this one encodes.
+  const out = (requestEncoder.busy ? new HeapEncoder() : requestEncoder).begin(utf16);
+  try {
+    encode(out);
+  } catch (error) {
+    out.abandon();
+    throw error;
+  }
+  return out.finish(keep);
+}
+
+/**
+ * @internal A request in wasm memory, written there once and reused by every round trip of the
+ * pending protocol. `keep` (for runs that await between round trips, when another call may trap
+ * and re-create the instance) retains a private copy of the bytes to copy in again.
  */
 export class HeapRequest {
   private raw: CceModule;
@@ -513,15 +630,12 @@ export class HeapRequest {
   private readonly bytes: Uint8Array | undefined;
   readonly length: number;
 
-  constructor(bytes: Uint8Array, keep: boolean) {
-    this.raw = engine();
-    try {
-      this.pointer = copyIn(this.raw, bytes);
-    } catch (error) {
-      throw trapped(error);
-    }
-    this.length = bytes.length;
-    this.bytes = keep ? bytes.slice() : undefined;
+  /** Takes over `length` bytes at `pointer` in `raw`'s memory, which `release` frees. */
+  constructor(raw: CceModule, pointer: number, length: number, keep: boolean) {
+    this.raw = raw;
+    this.pointer = pointer;
+    this.length = length;
+    this.bytes = keep ? raw.HEAPU8.slice(pointer, pointer + length) : undefined;
   }
 
   pointerIn(raw: CceModule): number {

@@ -162,3 +162,68 @@ describe('wasm memory stays flat', () => {
     assert.ok(m.long - m.short <= 2 * PROBE_BLOCK, `the calls kept ${m.long - m.short} bytes`);
   });
 });
+
+// Requests are encoded straight into wasm memory (transport.ts HeapEncoder): a failure half-way
+// through, or a caller's getter that itself compresses meanwhile, must not lose or share a block.
+describe('requests written into wasm memory', () => {
+  const TEXT = 'a long enough text to be worth compressing. '.repeat(20);
+
+  /**
+   * A message whose content getter throws when the request encoder reads it (found by its stack:
+   * the checks before encoding read it too). By then half the request is in wasm memory.
+   */
+  function failingMessage() {
+    return {
+      id: 'late',
+      role: 'user',
+      get content() {
+        if (new Error().stack.includes('encodeMessage')) throw new Error('content unreadable');
+        return TEXT;
+      },
+    };
+  }
+
+  test('a request whose encoding throws part-way keeps no memory and the next call works', () => {
+    const messages = [...INPUT.slice(0, 20), failingMessage(), ...INPUT.slice(20)];
+    const run = () =>
+      assert.throws(
+        () => compress(messages, { recencyWindow: 0 }),
+        (error) => error instanceof Error && error.message === 'content unreadable',
+      );
+    for (let i = 0; i < 20; i++) run();
+    const m = keptBytes(run, 50, 1000);
+    console.log(`failed encodes x1000: kept ${m.short} bytes by 50, ${m.long} by 1000`);
+    assert.equal(m.heapAfter, m.heapBefore, 'the heap grew during the calls');
+    assert.ok(m.long - m.short <= 2 * PROBE_BLOCK, `the calls kept ${m.long - m.short} bytes`);
+    const plain = [...INPUT.slice(0, 20), { id: 'late', role: 'user', content: TEXT }];
+    const expected = JSON.stringify(compress(structuredClone(plain), { recencyWindow: 4 }));
+    assert.equal(JSON.stringify(compress(plain, { recencyWindow: 4 })), expected);
+  });
+
+  test('a content getter that calls compress while the request is written', () => {
+    const inner = INPUT.slice(0, 6);
+    const innerExpected = JSON.stringify(compress(inner, { recencyWindow: 0 }));
+    const text = 'The nested call must not write into the outer request. '.repeat(30);
+    const plain = { id: 'nested', role: 'user', content: text };
+    const expected = JSON.stringify(compress([...INPUT, plain], { recencyWindow: 0 }));
+    let nestedCalls = 0;
+    const nesting = {
+      id: 'nested',
+      role: 'user',
+      get content() {
+        nestedCalls += 1;
+        assert.equal(JSON.stringify(compress(inner, { recencyWindow: 0 })), innerExpected);
+        return text;
+      },
+    };
+    const run = () => {
+      const out = compress([...INPUT, nesting], { recencyWindow: 0 });
+      // The getter's object is the caller's own; the rest must equal the plain message's run.
+      assert.equal(JSON.stringify(out), expected);
+    };
+    run();
+    assert.ok(nestedCalls >= 2, `the getter ran ${nestedCalls} times`);
+    const m = keptBytes(run, 10, 200);
+    assert.ok(m.long - m.short <= 2 * PROBE_BLOCK, `the calls kept ${m.long - m.short} bytes`);
+  });
+});
