@@ -504,15 +504,15 @@ const REQUEST_HINT_MAX = 1 << 24;
 const REQUEST_START = 256;
 
 /**
- * @internal An encoder whose buffer is in wasm memory: a request is written where the engine
- * reads it, not copied in afterwards (6 MB in WTF-8, 11 MB in UTF-16 for the scale session). Its
- * own malloc is the only thing that can grow memory while it writes (nothing calls the engine
- * during an encode), and it re-reads the heap after each one.
+ * An encoder whose buffer is in wasm memory: a request is written where the engine reads it, not
+ * copied in afterwards (6 MB in WTF-8, 11 MB in UTF-16 for the scale session). Its own malloc is
+ * the only thing that can grow memory while it writes (nothing calls the engine during an
+ * encode), and it re-reads the heap after each one. (#private members: a bundler shortens them.)
  */
-export class HeapEncoder extends Encoder {
-  private raw: CceModule | undefined;
-  private pointer = 0;
-  private hint = REQUEST_HINT_MIN;
+class HeapEncoder extends Encoder {
+  #raw: CceModule | undefined;
+  #pointer = 0;
+  #hint = REQUEST_HINT_MIN;
 
   constructor() {
     super(0);
@@ -520,80 +520,72 @@ export class HeapEncoder extends Encoder {
 
   /** Whether a request is being written. */
   get busy(): boolean {
-    return this.raw !== undefined;
+    return this.#raw !== undefined;
   }
 
   /** Starts a request in a fresh block of the current instance's memory. */
   begin(utf16?: Utf16Writer): this {
     this.reset(utf16);
-    this.raw = engine();
+    this.#raw = engine();
     // The size of the last request may not fit now: then a small block, which the writes grow.
-    let capacity = this.hint;
-    let pointer = this.malloc(capacity);
+    let capacity = this.#hint;
+    let pointer = this.#malloc(capacity);
     if (pointer === 0) {
-      capacity = REQUEST_START;
-      pointer = this.allocate(capacity, 'no wasm memory is left to write the request in');
+      pointer = this.#malloc((capacity = REQUEST_START));
+      if (pointer === 0) this.#fail('no wasm memory is left to write the request in');
     }
-    this.place(pointer, capacity);
+    this.#place(pointer, capacity);
     return this;
   }
 
   protected override grow(needed: number): void {
-    const raw = this.raw as CceModule;
+    const raw = this.#raw as CceModule;
     const capacity = Math.max(needed, this.bytes.length * 2);
-    const pointer = this.allocate(
-      capacity,
-      `the request needs at least ${needed} bytes of wasm memory, more than is available`,
-    );
-    raw.HEAPU8.copyWithin(pointer, this.pointer, this.pointer + this.at);
-    raw._free(this.pointer);
-    this.place(pointer, capacity);
+    const pointer = this.#malloc(capacity);
+    if (pointer === 0) {
+      this.#fail(`the request needs at least ${needed} bytes of wasm memory, more than is available`);
+    }
+    raw.HEAPU8.copyWithin(pointer, this.#pointer, this.#pointer + this.at);
+    raw._free(this.#pointer);
+    this.#place(pointer, capacity);
   }
 
   /** Hands the written request over to a HeapRequest, which frees it. */
   finish(keep: boolean): HeapRequest {
-    const raw = this.raw as CceModule;
     const length = this.at;
-    this.hint = Math.min(Math.max(length + (length >> 3), REQUEST_HINT_MIN), REQUEST_HINT_MAX);
-    const request = new HeapRequest(raw, this.pointer, length, keep);
-    this.detach();
+    this.#hint = Math.min(Math.max(length + (length >> 3), REQUEST_HINT_MIN), REQUEST_HINT_MAX);
+    const request = new HeapRequest(this.#raw as CceModule, this.#pointer, length, keep);
+    this.#place(0, 0, undefined);
     return request;
   }
 
-  /** Frees the buffer of a request whose encoding failed. */
+  /** Frees the block of a request whose encoding failed. */
   abandon(): void {
-    const raw = this.raw;
-    if (raw !== undefined && this.pointer !== 0 && raw === currentEngine()) raw._free(this.pointer);
-    this.detach();
+    const raw = this.#raw;
+    if (raw !== undefined && this.#pointer !== 0 && raw === currentEngine()) raw._free(this.#pointer);
+    this.#place(0, 0, undefined);
   }
 
-  private detach(): void {
-    this.pointer = 0;
-    this.raw = undefined;
-    this.bytes = new Uint8Array(0);
-    this.view = new DataView(this.bytes.buffer);
+  #fail(message: string): never {
+    this.abandon();
+    throw new CompressError('InputTooLarge', `cce-wasm: ${message}`);
   }
 
-  private malloc(size: number): number {
+  #malloc(size: number): number {
     try {
-      return (this.raw as CceModule)._malloc(size);
+      return (this.#raw as CceModule)._malloc(size);
     } catch (error) {
       throw trapped(error);
     }
   }
 
-  private allocate(size: number, failure: string): number {
-    const pointer = this.malloc(size);
-    if (pointer !== 0) return pointer;
-    this.abandon();
-    throw new CompressError('InputTooLarge', `cce-wasm: ${failure}`);
-  }
-
-  private place(pointer: number, capacity: number): void {
-    const heap = (this.raw as CceModule).HEAPU8; // re-read: malloc may have grown memory
-    this.pointer = pointer;
-    this.bytes = heap.subarray(pointer, pointer + capacity);
-    this.view = new DataView(heap.buffer, pointer, capacity);
+  /** Points the encoder at `capacity` bytes at `pointer` (re-reading the heap: malloc may grow it). */
+  #place(pointer: number, capacity: number, raw = this.#raw): void {
+    this.#raw = raw;
+    this.#pointer = pointer;
+    const buffer = raw === undefined ? new ArrayBuffer(0) : raw.HEAPU8.buffer;
+    this.bytes = new Uint8Array(buffer, pointer, capacity);
+    this.view = new DataView(buffer, pointer, capacity);
   }
 }
 
