@@ -9,6 +9,7 @@
 #include "dedup.h"
 #include "escalation.h"
 #include "jscompat/number.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 #include "pipeline.h"
 #include "pipeline_memo.h"
@@ -137,7 +138,7 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
     if (isPreservedRole(messages[out[i].source].role, options.preserve)) continue;
     if (content && content->size() > kTruncationPrefix) candidates.push_back(i);
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
+  js::stableSort(candidates, [&](std::size_t a, std::size_t b) {
     return contentOf(out[a])->size() > contentOf(out[b])->size();
   });
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jscompat/number.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 
 namespace cce {
@@ -191,7 +192,7 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
     if (ids.size() < kMinNormalizedLines) continue;
     eligible.push_back(i);
     prints.emplace_back(ids.begin(), ids.begin() + std::min(ids.size(), kFingerprintLines));
-    std::sort(ids.begin(), ids.end());
+    js::stableSort(ids, [](std::uint32_t a, std::uint32_t b) { return a < b; });
     LineBag bag;
     bag.total = static_cast<std::uint32_t>(ids.size());
     for (std::uint32_t id : ids) {

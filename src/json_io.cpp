@@ -23,6 +23,7 @@
 #include <rapidjson/reader.h>
 #include <rapidjson/stream.h>
 
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 
 namespace cce {
@@ -126,7 +127,7 @@ void foldDuplicateKeys(std::vector<Member>& members) {
   }
   order.resize(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&members](std::size_t a, std::size_t b) {
+  js::stableSort(order, [&members](std::size_t a, std::size_t b) {
     return members[a].key < members[b].key;
   });
   // Within a run of equal keys (in position order), the first member takes the last one's value.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "jscompat/number.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 
 namespace cce {
@@ -27,8 +28,7 @@ U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
     for (const Scalar* id : ids) sorted.push_back(&id->text);
     // JS default sort compares String(id) by UTF-16 code units: u16string's operator< does exactly
     // that. Stable, like V8's TimSort, although equal strings make the order irrelevant here.
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const U16* a, const U16* b) { return *a < *b; });
+    js::stableSort(sorted, [](const U16* a, const U16* b) { return *a < *b; });
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       if (i > 0) key.push_back(u'\0');
       key += *sorted[i];

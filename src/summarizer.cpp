@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 #include "match/identifiers.h"
 
@@ -430,7 +431,7 @@ View sliceTo(View s, long long end) {
 
 // Appends the units of one pool (primary or not, score >= 0) to `pool`, by score descending and in
 // document order among equal scores (a stable sort). Scores are small integers, so a counting sort
-// does it in linear time; an unusually wide range falls back to std::stable_sort.
+// does it in linear time; an unusually wide range falls back to a comparison sort.
 void appendByScore(const std::vector<Unit>& units, bool primary, std::vector<const Unit*>& pool) {
   const std::size_t from = pool.size();
   int maxScore = 0;
@@ -443,8 +444,8 @@ void appendByScore(const std::vector<Unit>& units, bool primary, std::vector<con
   const auto begin = pool.begin() + static_cast<std::ptrdiff_t>(from);
   constexpr int kCountingRange = 256;
   if (maxScore >= kCountingRange) {
-    std::stable_sort(begin, pool.end(),
-                     [](const Unit* a, const Unit* b) { return a->score > b->score; });
+    js::stableSort(pool.data() + from, pool.data() + pool.size(),
+                   [](const Unit* a, const Unit* b) { return a->score > b->score; });
     return;
   }
   std::size_t starts[kCountingRange + 1];  // starts[k]: first slot of score maxScore - k
@@ -493,8 +494,7 @@ std::u16string selectUnits(View text, std::size_t budget, const std::vector<Unit
     return out;
   }
 
-  std::sort(selected.begin(), selected.end(),
-            [](const Unit* a, const Unit* b) { return a->index < b->index; });
+  js::stableSort(selected, [](const Unit* a, const Unit* b) { return a->index < b->index; });
   std::u16string out;
   out.reserve(static_cast<std::size_t>(used));
   for (std::size_t i = 0; i < selected.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "jscompat/json_writer.h"
+#include "jscompat/sort.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
 #include "token_estimate.h"
@@ -447,8 +448,7 @@ std::vector<std::size_t> recencyOrder(const std::vector<Compaction>& compactions
   }
   std::vector<std::size_t> order(compactions.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return effective[a] < effective[b]; });
+  js::stableSort(order, [&](std::size_t a, std::size_t b) { return effective[a] < effective[b]; });
   return order;
 }
 

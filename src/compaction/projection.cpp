@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "jscompat/json_writer.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 #include "json_io.h"
 #include "token_estimate.h"
@@ -49,8 +50,7 @@ void keepPairsTogether(const Conversation& c, std::vector<Action>& action) {
     const std::u16string* id = stringMember(*e.object, u"id");
     if (id != nullptr) sides.push_back({id, i, e.type == EventType::ToolRequest});
   }
-  std::stable_sort(sides.begin(), sides.end(),
-                   [](const Side& a, const Side& b) { return *a.id < *b.id; });
+  js::stableSort(sides, [](const Side& a, const Side& b) { return *a.id < *b.id; });
   for (std::size_t begin = 0; begin < sides.size();) {
     std::size_t end = begin;
     bool requests = false;
