@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "jscompat/number.h"
 #include "jscompat/sort.h"
 #include "jscompat/string.h"
+#include "string_index.h"
 
 namespace cce {
 namespace {
@@ -22,31 +22,6 @@ constexpr std::size_t kFingerprintLines = 5;
 constexpr std::size_t kMinFingerprintOverlap = 3;
 constexpr std::size_t kMinNormalizedLines = 2;
 constexpr double kMinLengthRatio = 0.7;
-
-// Hashes the length and a fixed sample of code units (both ends and evenly spaced positions):
-// equal contents always collide, and the map still compares whole strings, so sampling trades a
-// rare extra comparison for not touching every code unit of megabytes of content. Our own hash
-// rather than std::hash so that bucket placement is the same under libstdc++ and libc++; no output
-// depends on map iteration order anyway (groups are kept in first-appearance order).
-struct U16ViewHash {
-  std::size_t operator()(std::u16string_view s) const {
-    constexpr std::size_t kEnds = 16, kStrided = 32;
-    std::uint64_t h = 1469598103934665603ull ^ s.size();
-    auto mix = [&h](char16_t c) {
-      h ^= static_cast<std::uint64_t>(c);
-      h *= 1099511628211ull;
-    };
-    const std::size_t n = s.size();
-    if (n <= 2 * kEnds + kStrided) {
-      for (char16_t c : s) mix(c);
-    } else {
-      for (std::size_t i = 0; i < kEnds; ++i) mix(s[i]);
-      for (std::size_t i = 1; i <= kStrided; ++i) mix(s[i * (n - 1) / (kStrided + 1)]);
-      for (std::size_t i = n - kEnds; i < n; ++i) mix(s[i]);
-    }
-    return static_cast<std::size_t>(h ^ (h >> 32));
-  }
-};
 
 bool isEligible(const Message& m, const std::vector<U16>& preserveRoles) {
   if (isPreservedRole(m.role, preserveRoles)) return false;
@@ -131,14 +106,17 @@ bool isPreservedRole(const Scalar& role, const std::vector<U16>& preserveRoles) 
 
 ExactDuplicateGroups findExactDuplicates(const std::vector<Message>& messages,
                                          const std::vector<U16>& preserveRoles) {
-  std::unordered_map<std::u16string_view, std::size_t, U16ViewHash> groupOf;
   ExactDuplicateGroups groups;  // in order of first appearance
+  auto contentOfGroup = [&](std::uint32_t g) {
+    return std::u16string_view(messages[groups[g].front()].content);
+  };
+  StringIndex<decltype(contentOfGroup)> groupOf(contentOfGroup);
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const Message& m = messages[i];
     if (!isEligible(m, preserveRoles)) continue;
-    auto inserted = groupOf.emplace(std::u16string_view(m.content), groups.size());
-    if (inserted.second) groups.emplace_back();
-    groups[inserted.first->second].push_back(i);
+    const std::uint32_t g = groupOf.intern(m.content);
+    if (g == groups.size()) groups.emplace_back();
+    groups[g].push_back(i);
   }
   groups.erase(std::remove_if(groups.begin(), groups.end(),
                               [](const std::vector<std::size_t>& g) { return g.size() < 2; }),
@@ -173,7 +151,12 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
 
   // Interning turns every normalised line into a small integer, so the quadratic candidate phase
   // never touches text again.
-  std::unordered_map<U16, std::uint32_t, U16ViewHash> lineIds;
+  U16 lineText;                           // the distinct lines, back to back
+  std::vector<std::size_t> lineStart{0};  // line id -> its start in lineText, then the end
+  auto lineAt = [&](std::uint32_t id) {
+    return std::u16string_view(lineText).substr(lineStart[id], lineStart[id + 1] - lineStart[id]);
+  };
+  StringIndex<decltype(lineAt)> lineIds(lineAt);
   std::vector<std::size_t> eligible;               // position -> message index
   std::vector<LineBag> bags;                       // per position
   std::vector<std::vector<std::uint32_t>> prints;  // per position: first 5 line ids
@@ -186,8 +169,12 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
       js::U16View trimmed = js::trimView(line);
       if (trimmed.empty()) continue;
       U16 lower = js::toLowerCase(trimmed);
-      auto inserted = lineIds.emplace(std::move(lower), static_cast<std::uint32_t>(lineIds.size()));
-      ids.push_back(inserted.first->second);
+      const std::uint32_t id = lineIds.intern(lower);
+      if (id + 1 == lineStart.size()) {
+        lineText += lower;
+        lineStart.push_back(lineText.size());
+      }
+      ids.push_back(id);
     }
     if (ids.size() < kMinNormalizedLines) continue;
     eligible.push_back(i);

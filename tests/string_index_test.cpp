@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// Tests for StringIndex: dense indices in order of first appearance, whole-string equality even
+// where the sampled hash collides, and growth that keeps every index.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "string_index.h"
+
+namespace {
+
+/** A StringIndex over keys kept in a vector, as its callers keep theirs. */
+struct Interner {
+  std::vector<std::u16string> keys;
+  std::uint32_t intern(const std::u16string& key) {
+    std::uint32_t id = index.intern(key);
+    if (id == keys.size()) keys.push_back(key);
+    return id;
+  }
+  struct KeyAt {
+    Interner* self;
+    std::u16string_view operator()(std::uint32_t i) const { return self->keys[i]; }
+  };
+  cce::StringIndex<KeyAt> index{KeyAt{this}};
+};
+
+std::u16string numbered(const char* prefix, int n) {
+  std::string s = prefix + std::to_string(n);
+  return std::u16string(s.begin(), s.end());
+}
+
+}  // namespace
+
+TEST_CASE("StringIndex numbers distinct strings in order of first appearance") {
+  Interner interner;
+  CHECK(interner.intern(u"beta") == 0);
+  CHECK(interner.intern(u"alpha") == 1);
+  CHECK(interner.intern(u"beta") == 0);
+  CHECK(interner.intern(u"") == 2);
+  CHECK(interner.intern(u"") == 2);
+  CHECK(interner.intern(u"Beta") == 3);  // case matters: callers normalise first
+  CHECK(interner.index.size() == 4);
+}
+
+TEST_CASE("StringIndex keeps every index through growth") {
+  Interner interner;
+  for (int i = 0; i < 5000; ++i) REQUIRE(interner.intern(numbered("line ", i)) == std::uint32_t(i));
+  for (int i = 4999; i >= 0; --i) REQUIRE(interner.intern(numbered("line ", i)) == std::uint32_t(i));
+  CHECK(interner.index.size() == 5000);
+}
+
+TEST_CASE("StringIndex compares whole strings where the sampled hash collides") {
+  // Long strings are hashed on their ends and 32 evenly spaced units: these differ only at a
+  // unit the sample skips, so they share a hash, and must still be told apart.
+  std::u16string base(1000, u'a');
+  std::u16string a = base;
+  std::u16string b = base;
+  a[500] = u'x';
+  b[501] = u'y';
+  REQUIRE(cce::sampledHash(a) == cce::sampledHash(b));
+  REQUIRE(cce::sampledHash(a) == cce::sampledHash(base));
+  Interner interner;
+  CHECK(interner.intern(a) == 0);
+  CHECK(interner.intern(b) == 1);
+  CHECK(interner.intern(base) == 2);
+  CHECK(interner.intern(b) == 1);
+  CHECK(interner.intern(a) == 0);
+}
