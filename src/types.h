@@ -4,10 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "callback.h"
 
 namespace cce {
 
@@ -101,7 +102,7 @@ struct SummaryAnswer {
 /// Called once per request, in the reference's call order. Returning Pending means "not known yet":
 /// the engine finishes the current pass (collecting every request of it) and then stops with
 /// `CompressResult::pending` set, so a host can supply answers asynchronously and re-run.
-using SummarizeFn = std::function<SummaryAnswer(const U16& text)>;
+using SummarizeFn = Callback<SummaryAnswer(const U16& text)>;
 
 /// A message as the token counter sees it: an input message, or the output built from it.
 struct CountedMessage {
@@ -120,7 +121,7 @@ struct TokenCount {
   double value = 0;
   bool pending = false;  // like SummaryAnswer::Pending
 };
-using TokenCountFn = std::function<TokenCount(const CountedMessage&)>;
+using TokenCountFn = Callback<TokenCount(const CountedMessage&)>;
 
 // ---- options ---------------------------------------------------------------------------------
 

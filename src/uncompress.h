@@ -3,10 +3,10 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <vector>
 
+#include "callback.h"
 #include "types.h"
 
 namespace cce {
@@ -15,9 +15,9 @@ namespace cce {
 /// "originals are returned by reference" holds for every host.
 struct UncompressHost {
   /// The engine's view of the message behind a handle.
-  std::function<const Message&(std::size_t handle)> describe;
+  Callback<const Message&(std::size_t handle)> describe;
   /// The store: handle of the message stored under `id`, or nullopt when it is missing (falsy).
-  std::function<std::optional<std::size_t>(const Scalar& id)> lookup;
+  Callback<std::optional<std::size_t>(const Scalar& id)> lookup;
 };
 
 struct UncompressResult {
