@@ -86,7 +86,7 @@ class JsonAnswer {
   void close(char bracket);
 
   std::string out_;
-  std::vector<bool> first_;  // per open container: nothing written in it yet
+  std::vector<char> first_;  // per open container: nothing written in it yet
   bool afterKey_ = false;
 };
 

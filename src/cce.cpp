@@ -394,7 +394,7 @@ struct UncompressCall {
   std::vector<Message> views;
   std::size_t messageCount = 0;
   std::vector<U16> storeKeys;
-  std::vector<bool> storeFound;
+  std::vector<char> storeFound;
   bool lookupIsFunction = false;
   bool recursive = false;
 };

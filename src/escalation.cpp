@@ -180,7 +180,7 @@ class Ladder {
   // Returns whether any summary got shorter.
   bool shortenSummaries() {
     std::vector<SummaryEntry> summaries = findSummaries();
-    const std::vector<bool> doomed = doomedEntries(summaries);
+    const std::vector<char> doomed = doomedEntries(summaries);
     bool changed = false;
     for (const Level& level : kLevels) {
       for (const SummaryEntry& s : summaries) {
@@ -221,7 +221,7 @@ class Ladder {
     if (scan.committed > budget_) {
       // The scan went through every unit: what stays is what no step may replace — protected
       // messages, and groups whose run found no message to carry a stub.
-      std::vector<bool> replaced(units.size(), false);
+      std::vector<char> replaced(units.size(), false);
       for (const Run& run : scan.runs) {
         for (std::size_t k = run.firstUnit; k < run.endUnit; ++k) replaced[k] = true;
       }
@@ -295,8 +295,8 @@ class Ladder {
   // replaces them (the real scan, over sizes at least as large, goes at least as far and forms the
   // same runs up to there). Skipping them leaves the final plan unchanged. Only with the built-in
   // estimates, for which smallestTokens is a true lower bound.
-  std::vector<bool> doomedEntries(const std::vector<SummaryEntry>& summaries) {
-    std::vector<bool> doomed(result_.messages.size(), false);
+  std::vector<char> doomedEntries(const std::vector<SummaryEntry>& summaries) {
+    std::vector<char> doomed(result_.messages.size(), false);
     if (options_.tokenCounter || summaries.empty()) return doomed;
     std::vector<double> least = tokens_;
     double total = total_;
@@ -511,7 +511,7 @@ class Ladder {
   const double budget_;
   CompressResult& result_;
   std::vector<EntryKind>& kinds_;
-  std::vector<bool> protected_;  // per input message
+  std::vector<char> protected_;  // per input message
   std::vector<double> tokens_;   // per output entry
   double total_ = 0;
   bool pending_ = false;

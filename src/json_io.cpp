@@ -131,7 +131,7 @@ void foldDuplicateKeys(std::vector<Member>& members) {
     return members[a].key < members[b].key;
   });
   // Within a run of equal keys (in position order), the first member takes the last one's value.
-  std::vector<bool> drop(n, false);
+  std::vector<char> drop(n, false);
   for (std::size_t i = 0; i < n;) {
     std::size_t j = i + 1;
     while (j < n && members[order[j]].key == members[order[i]].key) ++j;

@@ -109,7 +109,7 @@ struct BytesUncompressRequest {
   std::vector<Message> views;
   std::size_t messageCount = 0;
   std::vector<std::u16string> storeKeys;
-  std::vector<bool> storeFound;  // false: the lookup answered a falsy value (missing)
+  std::vector<char> storeFound;  // false: the lookup answered a falsy value (missing)
   bool recursive = false;
 };
 Result<BytesUncompressRequest> readUncompressBytes(std::string_view bytes, std::string_view store);
