@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// JavaScript truthiness and `===` for the scalar views of ids and roles.
+// JavaScript truthiness and `===` for the scalar views of ids and roles; Message's special members.
 #include "types.h"
 
 namespace cce {
@@ -28,5 +28,12 @@ bool Scalar::strictEquals(const Scalar& other) const {
   }
   return false;
 }
+
+Message::Message() = default;
+Message::~Message() = default;
+Message::Message(const Message&) = default;
+Message::Message(Message&&) noexcept = default;
+Message& Message::operator=(const Message&) = default;
+Message& Message::operator=(Message&&) noexcept = default;
 
 }  // namespace cce

@@ -75,6 +75,16 @@ struct Message {
   mutable std::optional<double> scriptTokens;
   /// Script estimate of the Other parts of a multimodal message, filled on first use.
   mutable std::optional<double> otherPartsScriptTokens;
+
+  // Out of line (types.cpp): a message has a dozen members with storage, and inlined copies of
+  // their construction and destruction at every early return of the request readers made those
+  // several KB of wasm larger.
+  Message();
+  ~Message();
+  Message(const Message&);
+  Message(Message&&) noexcept;
+  Message& operator=(const Message&);
+  Message& operator=(Message&&) noexcept;
 };
 
 /// Which behaviour the engine follows.
