@@ -7,6 +7,7 @@
 
 #include "answer_writer.h"
 #include "budget.h"
+#include "compiler.h"
 #include "envelope.h"
 #include "json_io.h"
 #include "jscompat/string.h"
@@ -59,7 +60,7 @@ std::string errorCodesJson() {
 
 namespace {
 
-Error invalid(std::string message, std::string path) {
+CCE_COLD Error invalid(std::string message, std::string path) {
   return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
 }
 

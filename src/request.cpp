@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "compiler.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
@@ -17,7 +18,7 @@ using json::Value;
 
 namespace {
 
-Error invalid(std::string message, std::string path) {
+CCE_COLD Error invalid(std::string message, std::string path) {
   return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
 }
 
@@ -77,8 +78,9 @@ Value cloneWithMetadata(const Value& source) {
   return clone;
 }
 
-bool readNumber(const Value& options, const char16_t* key, const char* name, double& out,
-                Error& error) {
+// Out of line: parseCompressOptions reads ten options, and inlined each carried its error text.
+CCE_NOINLINE bool readNumber(const Value& options, const char16_t* key, const char* name,
+                             double& out, Error& error) {
   const Value* v = options.find(key);
   if (!v || v->isNull()) return true;  // nullish: keep the default
   if (!v->isNumber() || !std::isfinite(v->number)) {
@@ -90,8 +92,8 @@ bool readNumber(const Value& options, const char16_t* key, const char* name, dou
   return true;
 }
 
-bool readBool(const Value& options, const char16_t* key, const char* name, bool& out,
-              Error& error) {
+CCE_NOINLINE bool readBool(const Value& options, const char16_t* key, const char* name,
+                           bool& out, Error& error) {
   const Value* v = options.find(key);
   if (!v || v->isNull()) return true;
   if (!v->isBool()) {

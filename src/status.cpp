@@ -17,6 +17,11 @@ const char* errorCodeName(ErrorCode code) {
   return "Internal";
 }
 
+const Error& noError() {
+  static const Error none;
+  return none;
+}
+
 std::vector<ErrorCode> allErrorCodes() {
   return {ErrorCode::InvalidJson, ErrorCode::InvalidInput, ErrorCode::InputTooLarge,
           ErrorCode::BudgetTooSmall, ErrorCode::CallbackFailed, ErrorCode::Timeout,

@@ -2,6 +2,7 @@
 // Errors as values: one error vocabulary shared by the core, the JSON envelope and the TS layer.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,25 +29,38 @@ struct Error {
   std::string path;     // JSON pointer into the request, e.g. "/messages/3/id"; may be empty
 };
 
-/// Result<T>: a value or an Error. The core never throws.
+/// What Result<T>::error() gives for a successful result.
+const Error& noError();
+
+/// Result<T>: a value or an Error. The core never throws. The error lives on the heap: results
+/// are returned and passed up at every check, and carrying two strings inline made each of those
+/// moves (and each default-constructed empty error) cost code at every call site.
 template <typename T>
 class Result {
  public:
-  Result(T value) : ok_(true), value_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : ok_(false), error_(std::move(error)) {}  // NOLINT
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : error_(new Error(std::move(error))) {}  // NOLINT
+  Result(const Result& other)
+      : value_(other.value_), error_(other.error_ ? new Error(*other.error_) : nullptr) {}
+  Result(Result&&) noexcept = default;
+  Result& operator=(const Result& other) {
+    if (this != &other) *this = Result(other);
+    return *this;
+  }
+  Result& operator=(Result&&) noexcept = default;
 
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
+  bool ok() const { return !error_; }
+  explicit operator bool() const { return !error_; }
   T& value() { return value_; }
   const T& value() const { return value_; }
   T* operator->() { return &value_; }
   const T* operator->() const { return &value_; }
-  const Error& error() const { return error_; }
+  /// The error of a failed result (an empty Internal error for a successful one).
+  const Error& error() const { return error_ ? *error_ : noError(); }
 
  private:
-  bool ok_;
   T value_{};
-  Error error_{};
+  std::unique_ptr<Error> error_;
 };
 
 }  // namespace cce

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "compiler.h"
 #include "json_io.h"
 
 namespace cce {
@@ -17,7 +18,7 @@ using json::Value;
 
 namespace {
 
-Error invalid(std::string message, std::string path) {
+CCE_COLD Error invalid(std::string message, std::string path) {
   return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
 }
 
@@ -64,7 +65,7 @@ Result<bool> checkMessages(const std::vector<Message>& views) {
   return true;
 }
 
-Result<bool> checkNotNegative(double value, const char* name) {
+CCE_NOINLINE Result<bool> checkNotNegative(double value, const char* name) {
   if (value >= 0) return true;
   return invalid(std::string("options.") + name + " must not be negative",
                  std::string("/options/") + name);
