@@ -555,7 +555,7 @@ class HeapEncoder extends Encoder {
     const length = this.at;
     this.#hint = Math.min(Math.max(length + (length >> 3), REQUEST_HINT_MIN), REQUEST_HINT_MAX);
     const request = new HeapRequest(this.#raw as CceModule, this.#pointer, length, keep);
-    this.#place(0, 0, undefined);
+    this.#detach();
     return request;
   }
 
@@ -563,7 +563,7 @@ class HeapEncoder extends Encoder {
   abandon(): void {
     const raw = this.#raw;
     if (raw !== undefined && this.#pointer !== 0 && raw === currentEngine()) raw._free(this.#pointer);
-    this.#place(0, 0, undefined);
+    this.#detach();
   }
 
   #fail(message: string): never {
@@ -580,12 +580,19 @@ class HeapEncoder extends Encoder {
   }
 
   /** Points the encoder at `capacity` bytes at `pointer` (re-reading the heap: malloc may grow it). */
-  #place(pointer: number, capacity: number, raw = this.#raw): void {
-    this.#raw = raw;
+  #place(pointer: number, capacity: number): void {
+    const buffer = (this.#raw as CceModule).HEAPU8.buffer;
     this.#pointer = pointer;
-    const buffer = raw === undefined ? new ArrayBuffer(0) : raw.HEAPU8.buffer;
     this.bytes = new Uint8Array(buffer, pointer, capacity);
     this.view = new DataView(buffer, pointer, capacity);
+  }
+
+  /** Lets go of the block (handed over or freed): the encoder is free for the next request. */
+  #detach(): void {
+    this.#raw = undefined;
+    this.#pointer = 0;
+    this.bytes = new Uint8Array(0);
+    this.view = new DataView(this.bytes.buffer);
   }
 }
 

@@ -200,6 +200,36 @@ describe('requests written into wasm memory', () => {
     assert.equal(JSON.stringify(compress(plain, { recencyWindow: 4 })), expected);
   });
 
+  test('a request is written into one block, sized from the request before it', () => {
+    // About 300 KB as a request: past the first block's 64 KB, so the first call grows it.
+    const big = Array.from({ length: 400 }, (_, i) => ({
+      id: `m${i}`,
+      role: i % 2 ? 'assistant' : 'user',
+      content: `${PROSE[i % PROSE.length].repeat(4)} (${i})`,
+    }));
+    const raw = currentEngine();
+    const malloc = raw._malloc;
+    const calls = (run) => {
+      const sizes = [];
+      raw._malloc = (n) => {
+        sizes.push(n);
+        return malloc(n);
+      };
+      try {
+        run();
+      } finally {
+        raw._malloc = malloc;
+      }
+      return sizes;
+    };
+    compress(INPUT.slice(0, 3), {}); // a small request: the next block starts small again
+    const first = calls(() => compress(big, { recencyWindow: 4 }));
+    const again = calls(() => compress(big, { recencyWindow: 4 }));
+    assert.ok(first.length >= 2, `the first request grew its block: ${first}`);
+    assert.equal(again.length, 1, `the same request again: ${again}`);
+    assert.ok(again[0] >= 256 * 1024, `a block of ${again[0]} bytes`);
+  });
+
   test('a content getter that calls compress while the request is written', () => {
     const inner = INPUT.slice(0, 6);
     const innerExpected = JSON.stringify(compress(inner, { recencyWindow: 0 }));
