@@ -426,6 +426,14 @@ TEST_SUITE("request_bytes") {
     CHECK(b->views[0].id.text == a->views[0].id.text);
     CHECK(b->utf8SizeIsExact);
     CHECK(b->utf8Size == utf8.out.size());
+    // The same request at an odd address (a host may hand any buffer over): its units cannot be
+    // read in place there, and are copied out instead, with the same result.
+    std::string shifted = " " + utf16.out;
+    Result<BytesCompressRequest> odd =
+        readCompressBytes(std::string_view(shifted).substr(1), true);
+    REQUIRE(odd.ok());
+    CHECK(odd->views[0].content == text);
+    CHECK(odd->views[0].id.text == b->views[0].id.text);
     Result<BytesCompressRequest> bound = readCompressBytes(utf16.out);
     REQUIRE(bound.ok());
     CHECK_FALSE(bound->utf8SizeIsExact);
