@@ -124,6 +124,24 @@ TEST_SUITE("entities") {
     CHECK(entitiesOf(text, 0).empty());
   }
 
+  TEST_CASE("a limit above 16 keeps each entity once, in order, through its index") {
+    // Thirty distinct proper nouns, each twice, and a vowelless word in three cases: past 16
+    // entities a list looks its items up in an index instead of scanning them.
+    std::string text;
+    std::string expected;
+    for (int round = 0; round < 2; ++round) {
+      for (char a = 'a'; a < 'a' + 30; ++a) {
+        std::string name = std::string("Name") + static_cast<char>('a' + (a - 'a') % 26) +
+                           static_cast<char>('a' + (a - 'a') / 26);
+        text += name + ". ";
+        if (round == 0) expected += (expected.empty() ? "" : ", ") + name;
+      }
+    }
+    text += "ssh, SSH and ssh.";
+    CHECK(entitiesOf(text, 40) == expected + ", ssh");
+    CHECK(entitiesOf(text, 20) == entitiesOf(text, 40).substr(0, 20 * 8 - 2));
+  }
+
   TEST_CASE("keeps finding proper nouns and capitals after the later kinds are full") {
     // Ten camel words fill the list before anything else; past a long plain stretch only proper
     // nouns, Pascal and camel words can still enter, pushing the last camel words out.

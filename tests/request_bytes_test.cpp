@@ -379,6 +379,19 @@ TEST_SUITE("request_bytes") {
     CHECK(js::toJson(*second.find(u"plan")) ==
           R"({"messages":[{"k":"x"},1],"messages_expanded":1,"messages_passthrough":1,)"
           R"("missing_ids":[[3,"2"],[2,"true"]]})");
+
+    // A key given twice answers with its last entry, as a repeated key of a JS object would:
+    // "x" is falsy first and found last, so it expands as above (the first entry would leave
+    // it missing).
+    Writer repeated;
+    repeated.word(4).string(u"x").word(1).string(u"2").word(1).string(u"true").word(1);
+    repeated.string(u"x").word(0);
+    Value third = envelopeOf(uncompressBytes(ok.out, repeated.out));
+    CHECK(js::toJson(*third.find(u"plan")) == js::toJson(*second.find(u"plan")));
+    Writer firstOnly;
+    firstOnly.word(3).string(u"x").word(1).string(u"2").word(1).string(u"true").word(1);
+    Value fourth = envelopeOf(uncompressBytes(ok.out, firstOnly.out));
+    CHECK(js::toJson(*fourth.find(u"plan")) != js::toJson(*second.find(u"plan")));
   }
 
   TEST_CASE("a validate-only host gets the request's first error, or valid without a plan") {
