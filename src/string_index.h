@@ -34,6 +34,17 @@ inline std::uint32_t sampledHash(std::u16string_view s) {
   return static_cast<std::uint32_t>(h ^ (h >> 32));
 }
 
+// Every unit (FNV-1a over 64 bits, folded): what the index falls back to when keys were made to
+// share their sampled units.
+inline std::uint32_t fullHash(std::u16string_view s) {
+  std::uint64_t h = 1469598103934665603ull ^ s.size();
+  for (char16_t c : s) {
+    h ^= static_cast<std::uint64_t>(c);
+    h *= 1099511628211ull;
+  }
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
 /**
  * `keyAt(i)` gives the key of index i (a u16string_view the caller keeps alive and unchanged).
  * Linear probing in a power-of-two table at most 3/4 full.
@@ -44,14 +55,18 @@ class StringIndex {
   explicit StringIndex(KeyAt keyAt) : keyAt_(keyAt) {}
 
   std::uint32_t size() const { return size_; }
+  /** Whether the index has switched from the sampled hash to hashing every unit. */
+  bool hashesEveryUnit() const { return fullHash_; }
 
   /**
    * The index of the key equal to `key`; when there is none, `key` gets index size() (which
    * grows by one), and the caller must make keyAt return it before the next call.
    */
   std::uint32_t intern(std::u16string_view key) {
-    if ((static_cast<std::size_t>(size_) + 1) * 4 > slots_.size() * 3) grow();
-    const std::uint32_t hash = sampledHash(key);
+    if ((static_cast<std::size_t>(size_) + 1) * 4 > slots_.size() * 3) {
+      rebuild(slots_.empty() ? 16 : slots_.size() * 2);
+    }
+    const std::uint32_t hash = fullHash_ ? fullHash(key) : sampledHash(key);
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
       Slot& slot = slots_[at];
@@ -59,7 +74,17 @@ class StringIndex {
         slot = Slot{hash, size_};
         return size_++;
       }
-      if (slot.hash == hash && keyAt_(slot.index) == key) return slot.index;
+      if (slot.hash != hash) continue;
+      if (keyAt_(slot.index) == key) return slot.index;
+      // Different keys with equal hashes: rare by chance, but keys made to agree on the sampled
+      // units would all land here, and each insertion would compare against every key before it
+      // (quadratic: seconds for a few MB of crafted messages). A few such keys switch the index
+      // to hashing every unit.
+      if (!fullHash_ && ++falseMatches_ > kMaxFalseMatches) {
+        fullHash_ = true;
+        rebuild(slots_.size());
+        return intern(key);
+      }
     }
   }
 
@@ -69,14 +94,17 @@ class StringIndex {
     std::uint32_t index;
   };
   static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kMaxFalseMatches = 8;
 
-  void grow() {
+  /** Re-places every key in a table of `capacity` slots (hashing them again after a switch). */
+  void rebuild(std::size_t capacity) {
     std::vector<Slot> old;
     old.swap(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{0, kEmpty});
-    const std::size_t mask = slots_.size() - 1;
-    for (const Slot& slot : old) {
+    slots_.assign(capacity, Slot{0, kEmpty});
+    const std::size_t mask = capacity - 1;
+    for (Slot slot : old) {
       if (slot.index == kEmpty) continue;
+      if (fullHash_) slot.hash = fullHash(keyAt_(slot.index));
       std::size_t at = slot.hash & mask;
       while (slots_[at].index != kEmpty) at = (at + 1) & mask;
       slots_[at] = slot;
@@ -86,6 +114,8 @@ class StringIndex {
   KeyAt keyAt_;
   std::vector<Slot> slots_;
   std::uint32_t size_ = 0;
+  bool fullHash_ = false;
+  std::uint32_t falseMatches_ = 0;
 };
 
 }  // namespace cce

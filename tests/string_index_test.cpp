@@ -69,3 +69,24 @@ TEST_CASE("StringIndex compares whole strings where the sampled hash collides") 
   CHECK(interner.intern(b) == 1);
   CHECK(interner.intern(a) == 0);
 }
+
+TEST_CASE("StringIndex hashes every unit once keys are made to share the sampled ones") {
+  // 3,000 long keys that differ only at units the sampled hash skips: all share one hash. After
+  // a few such collisions the index hashes every unit, so it stays linear, and numbers them as
+  // before.
+  Interner crafted;
+  for (int i = 0; i < 3000; ++i) {
+    std::u16string key(1000, u'a');
+    key[500] = static_cast<char16_t>(u'a' + i % 26);
+    key[501] = static_cast<char16_t>(u'a' + i / 26 % 26);
+    key[502] = static_cast<char16_t>(u'a' + i / 676);
+    REQUIRE(crafted.intern(key) == std::uint32_t(i));
+  }
+  CHECK(crafted.index.hashesEveryUnit());
+  for (int i = 0; i < 3000; i += 7) REQUIRE(crafted.intern(crafted.keys[i]) == std::uint32_t(i));
+  CHECK(crafted.index.size() == 3000);
+
+  Interner ordinary;  // distinct keys whose samples differ keep the sampled hash
+  for (int i = 0; i < 3000; ++i) ordinary.intern(numbered("an ordinary line of text ", i));
+  CHECK_FALSE(ordinary.index.hashesEveryUnit());
+}
