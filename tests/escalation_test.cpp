@@ -137,17 +137,7 @@ void checkGroupsWhole(const Value& input, const Value& result) {
   }
 }
 
-// A deterministic generator (xorshift) for property tests.
-struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  }
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-};
+using cce::test::Rng;
 
 const char* const kSentences[] = {
     "The deploy job retries the upload three times before it gives up.",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jscompat/sort.h"
+#include "unit_util.h"
 
 namespace {
 
@@ -17,21 +18,11 @@ std::uint32_t item(std::uint32_t key, std::uint32_t position) { return key << 20
 std::uint32_t keyOf(std::uint32_t item) { return item >> 20; }
 bool byKey(std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); }
 
-// A small deterministic generator (xorshift32): the same inputs on every run.
-struct Random {
-  std::uint32_t state;
-  std::uint32_t next() {
-    state ^= state << 13;
-    state ^= state >> 17;
-    state ^= state << 5;
-    return state;
-  }
-};
-
-std::vector<std::uint32_t> input(std::size_t n, std::uint32_t keys, Random& random) {
+std::vector<std::uint32_t> input(std::size_t n, std::uint32_t keys, cce::test::Rng& random) {
   std::vector<std::uint32_t> items(n);
   for (std::size_t i = 0; i < n; ++i) {
-    items[i] = item(random.next() % keys, static_cast<std::uint32_t>(i));
+    const auto key = static_cast<std::uint32_t>(random.next() % keys);
+    items[i] = item(key, static_cast<std::uint32_t>(i));
   }
   return items;
 }
@@ -39,7 +30,7 @@ std::vector<std::uint32_t> input(std::size_t n, std::uint32_t keys, Random& rand
 }  // namespace
 
 TEST_CASE("stableSort orders like std::stable_sort at every size around its runs and merges") {
-  Random random{0x9E3779B9u};
+  cce::test::Rng random{0x9E3779B9u};
   // 16 is the insertion-sorted run; 17, 33, 65... start a merge with a short right run.
   for (std::size_t n = 0; n <= 300; ++n) {
     for (std::uint32_t keys : {1u, 2u, 7u, 1000u}) {
@@ -53,7 +44,7 @@ TEST_CASE("stableSort orders like std::stable_sort at every size around its runs
 }
 
 TEST_CASE("stableSort on large inputs, sorted, reversed and random") {
-  Random random{12345u};
+  cce::test::Rng random{12345u};
   for (std::size_t n : {1000u, 4097u, 20000u}) {
     std::vector<std::uint32_t> random_items = input(n, 50, random);
     std::vector<std::uint32_t> ascending(n);

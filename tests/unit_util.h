@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,6 +17,18 @@
 #include "request.h"
 
 namespace cce::test {
+
+/// A deterministic generator (xorshift64) for property tests: the same inputs on every run.
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  }
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+};
 
 /// Parses `json` (which must be valid) into message objects and their views.
 inline ParsedMessages messagesFrom(const std::string& json) {
