@@ -7,7 +7,6 @@
 
 #include "answer_writer.h"
 #include "budget.h"
-#include "compiler.h"
 #include "envelope.h"
 #include "json_io.h"
 #include "jscompat/string.h"
@@ -59,10 +58,6 @@ std::string errorCodesJson() {
 }
 
 namespace {
-
-CCE_COLD Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
 
 Value number(double d) { return Value::fromNumber(d); }
 

@@ -18,10 +18,6 @@ using json::Value;
 
 namespace {
 
-CCE_COLD Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 // `{...v}` as JavaScript spreads it: objects copy their members, arrays and strings their indices,
 // every other value contributes nothing.
 std::vector<json::Member> spreadOf(const Value* v) {

@@ -13,10 +13,6 @@ namespace cce {
 
 namespace {
 
-CCE_COLD Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 CCE_COLD Error malformed(const char* what) {
   return invalid(std::string("malformed bytes request (") + what + ")", "");
 }
@@ -396,33 +392,35 @@ const char* decodeUncompress(std::string_view bytes, std::string_view store,
   return nullptr;
 }
 
+// The one Result of a decoder's outcome: the request is malformed, refused, or read.
+template <typename T>
+Result<T> outcome(const char* problem, std::optional<Error>& error, T& request) {
+  if (problem != nullptr) return malformed(problem);
+  if (error) return std::move(*error);
+  return std::move(request);
+}
+
 }  // namespace
 
 Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size) {
   BytesCompressRequest request;
   std::optional<Error> error;
-  if (const char* problem = decodeCompress(bytes, measureUtf8Size, request, error)) {
-    return malformed(problem);
-  }
-  if (error) return std::move(*error);
-  return request;
+  const char* problem = decodeCompress(bytes, measureUtf8Size, request, error);
+  return outcome(problem, error, request);
 }
 
 Result<BytesCompressHost> readCompressHostBytes(std::string_view bytes) {
   BytesCompressHost host;
-  if (const char* problem = decodeCompressHost(bytes, host)) return malformed(problem);
-  return host;
+  std::optional<Error> none;
+  return outcome(decodeCompressHost(bytes, host), none, host);
 }
 
 Result<BytesUncompressRequest> readUncompressBytes(std::string_view bytes,
                                                    std::string_view store) {
   BytesUncompressRequest request;
   std::optional<Error> error;
-  if (const char* problem = decodeUncompress(bytes, store, request, error)) {
-    return malformed(problem);
-  }
-  if (error) return std::move(*error);
-  return request;
+  const char* problem = decodeUncompress(bytes, store, request, error);
+  return outcome(problem, error, request);
 }
 
 }  // namespace cce

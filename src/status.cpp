@@ -17,6 +17,10 @@ const char* errorCodeName(ErrorCode code) {
   return "Internal";
 }
 
+Error invalid(std::string message, std::string path) {
+  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
+}
+
 const Error& noError() {
   static const Error none;
   return none;

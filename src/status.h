@@ -29,6 +29,10 @@ struct Error {
   std::string path;     // JSON pointer into the request, e.g. "/messages/3/id"; may be empty
 };
 
+/// An InvalidInput error. Out of line (status.cpp): every request reader and validator builds
+/// these at many checks, and inlined each check carried its own copy of the string moves.
+Error invalid(std::string message, std::string path);
+
 /// What Result<T>::error() gives for a successful result.
 const Error& noError();
 

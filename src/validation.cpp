@@ -18,10 +18,6 @@ using json::Value;
 
 namespace {
 
-CCE_COLD Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 std::string at(std::size_t i) { return "compress(): messages[" + std::to_string(i) + "]"; }
 std::string pointer(std::size_t i) { return "/messages/" + std::to_string(i); }
 

@@ -23,10 +23,6 @@ constexpr Profile kProfiles[] = {
     {u"heavy", false, nullptr, true, 3},
 };
 
-Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 bool isInteger(const Value& v) {
   return v.isNumber() && std::isfinite(v.number) && v.number == std::floor(v.number) &&
          std::fabs(v.number) < 9007199254740992.0;

@@ -22,10 +22,6 @@ using namespace compaction;  // NOLINT: this file is the JSON face of the compac
 
 namespace {
 
-Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 Value number(double d) { return Value::fromNumber(d); }
 
 enum class Format { Events, OpenAI, Anthropic };

@@ -20,10 +20,6 @@ using json::Value;
 
 namespace {
 
-Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 bool isIndex(const Value& v) {
   return v.isNumber() && std::isfinite(v.number) && v.number >= 0 &&
          v.number == std::floor(v.number) && v.number < 9007199254740992.0;

@@ -17,10 +17,6 @@ using json::Value;
 
 namespace {
 
-Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 Value str(std::u16string_view s) { return Value::fromString(std::u16string(s)); }
 
 void eraseMember(Value& object, std::u16string_view key) {

@@ -24,10 +24,6 @@ Value number(double d) { return Value::fromNumber(d); }
 Value size(std::size_t n) { return Value::fromNumber(static_cast<double>(n)); }
 Value text(const std::string& utf8) { return Value::fromString(js::fromUtf8(utf8)); }
 
-Error invalid(std::string message, std::string path) {
-  return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
-}
-
 std::string utf8(std::u16string_view s) { return js::toUtf8(s); }
 
 // Field readers: absent (or null) keeps the default; a wrong type is an InvalidInput at `path/key`.
