@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+// A JS library (--js-library) that replaces the glue of embind's built-in types the bindings never
+// use with no-ops. libembind registers every built-in type at start-up; the glue of std::wstring,
+// std::u16string and std::u32string (UTF-16/32 codecs), emscripten::val (the handle table) and the
+// typed-array memory views is 0.7 KB gzip that no call of ours can reach: every binding takes and
+// returns integers, doubles or std::string. Binding one of these types would now fail at start-up
+// with embind's "unbound type" error, which every test that loads a module would report.
+mergeInto(LibraryManager.library, {
+  _embind_register_std_wstring: function() {},
+  _embind_register_emval: function() {},
+  _emval_decref: function() {},
+  _embind_register_memory_view: function() {},
+});
