@@ -280,15 +280,30 @@ const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
     if (!in.string(member.key) || !in.value(member.value)) return "truncated options";
     request.options.set(member.key, std::move(member.value));
   }
-  if (!in.atEnd()) return "trailing bytes";
-  request.utf8Size = bytes.size();
+  // The request proper ends here: what follows is the host's help, which maxInputBytes must not
+  // weigh (a fuzzy-dedup request would otherwise count its texts twice).
+  const std::size_t size = in.position();
+  request.utf8Size = size;
   if (utf16 && measureUtf8Size) {
-    request.utf8Size = static_cast<std::size_t>(static_cast<long long>(bytes.size()) + in.utf8Delta());
+    request.utf8Size = static_cast<std::size_t>(static_cast<long long>(size) + in.utf8Delta());
   } else if (utf16) {
     // A unit is at most 3 bytes of WTF-8 against 2 of UTF-16, and padding adds at most 3 a string.
-    request.utf8Size = bytes.size() + bytes.size() / 2 + 3 * in.stringCount();
+    request.utf8Size = size + size / 2 + 3 * in.stringCount();
     request.utf8SizeIsExact = false;
   }
+  if (!in.atEnd()) {
+    // Lower-cased texts for fuzzy dedup: word n, n x (word message index, string).
+    std::uint32_t n = 0;
+    if (!in.word(n)) return "truncated lowered texts";
+    for (std::uint32_t k = 0; k < n; ++k) {
+      std::uint32_t index = 0;
+      U16 text;
+      if (!in.word(index) || !in.string(text)) return "truncated lowered texts";
+      if (index >= count) return "lowered text of no message";
+      if (!error) request.views[index].lowered = std::move(text);
+    }
+  }
+  if (!in.atEnd()) return "trailing bytes";
   return nullptr;
 }
 

@@ -63,6 +63,7 @@ class ByteReader {
   /// payload. Arrays nest at most `depth` levels.
   bool value(json::Value& out, int depth = 32);
   bool atEnd() const { return position_ == data_.size(); }
+  std::size_t position() const { return position_; }
 
  private:
   std::string_view data_;

@@ -67,6 +67,12 @@ struct Message {
   /// holds the text parts joined with "\n" and `contentIsString` is true, so every stage treats it
   /// as text; the host puts a replaced text back into the parts.
   bool multimodal = false;
+  /// `content` (or, for an array content, its text parts joined with "\n") as the host's
+  /// String.prototype.toLowerCase returned it. The wasm size build has no case tables
+  /// (CCE_NO_CASE_TABLES), so the JS layer sends this for fuzzy dedup (docs/boundary.md); elsewhere
+  /// it is absent and dedup lower-cases itself. Lower-casing the whole text and then splitting and
+  /// trimming its lines gives the lines fuzzy dedup lower-cases one by one (tests/dedup_test.cpp).
+  std::optional<U16> lowered;
 
   std::size_t length() const { return contentIsString ? content.size() : 0; }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "jscompat/string.h"
+#include "unit_util.h"
 
 namespace {
 
@@ -708,6 +709,65 @@ TEST_SUITE("dedup") {
         if (ref && c.expected[i]) CHECK(toUtf8(*ref) == toUtf8(c.expected[i]));
       }
     }
+  }
+
+  TEST_CASE("lower-casing a whole text gives the lines fuzzy dedup lower-cases one by one") {
+    // Message::lowered rests on this: the JS layer lower-cases each text once, the engine then
+    // splits and trims. The alphabet holds what could break it: Final_Sigma (whose context scan
+    // skips case-ignorables such as U+0301, U+00AD, the apostrophe and U+FEFF, which trim also
+    // removes), U+0130 (one unit, two lower-cased), and JavaScript's other whitespace.
+    const char16_t alphabet[] = {u'A', u'b', u'Z', u'q', u'0', u' ', u'\t', u'\r', u'\n',
+                                 u'\n', u'\'', 0x03A3, 0x03A3, 0x0391, 0x03C9, 0x0130, 0x0301,
+                                 0x00AD, 0xFEFF, 0x00A0, 0x2028, 0x1E9E, 0x0049};
+    cce::test::Rng rng{0x5EEDF00Dull};
+    auto linesOf = [](cce::js::U16View text, bool lowerEach) {
+      std::vector<U16> lines;
+      for (cce::js::U16View line : cce::js::splitOn(text, u'\n')) {
+        cce::js::U16View trimmed = cce::js::trimView(line);
+        if (trimmed.empty()) continue;
+        lines.push_back(lowerEach ? cce::js::toLowerCase(trimmed) : U16(trimmed));
+      }
+      return lines;
+    };
+    int withFinalSigma = 0;
+    for (int round = 0; round < 4000; ++round) {
+      U16 text;
+      const int length = rng.below(24);
+      for (int i = 0; i < length; ++i) text += alphabet[rng.below(static_cast<int>(std::size(alphabet)))];
+      const U16 whole = cce::js::toLowerCase(text);
+      if (whole.find(char16_t(0x03C2)) != U16::npos) ++withFinalSigma;
+      CAPTURE(toUtf8(text));
+      CHECK(linesOf(whole, false) == linesOf(text, true));
+    }
+    CHECK(withFinalSigma > 100);  // the context rule was exercised, not just plain mappings
+  }
+
+  TEST_CASE("fuzzy dedup reads the host's lowered text when a message carries one") {
+    // Greek lines that differ only in case: equal once lower-cased with Final_Sigma (the last
+    // letter of ΟΔΟΣ becomes ς), so the two messages are duplicates either way.
+    U16 upper, lower;
+    for (int k = 0; k < 16; ++k) {  // 16 lines: over the 200 units dedup considers
+      const U16 n = fromAscii(std::to_string(k));
+      upper += u"\u039F\u0394\u039F\u03A3 " + n + u" \u039A\u0391\u0399 \u03A3\u03A4\u039F\u039D\n";
+      lower += u"\u03BF\u03B4\u03BF\u03C2 " + n + u" \u03BA\u03B1\u03B9 \u03C3\u03C4\u03BF\u03BD\n";
+    }
+    std::vector<Message> plain = {makeMessage(u"a", u"user", upper),
+                                  makeMessage(u"b", u"user", lower)};
+    std::vector<Message> helped = plain;
+    for (Message& m : helped) m.lowered = cce::js::toLowerCase(m.content);
+    for (const std::vector<Message>* messages : {&plain, &helped}) {
+      DedupAnnotations annotations(2);
+      cce::analyzeFuzzyDuplicates(*messages, 0, kDefaultPreserve, 0.85, annotations);
+      CHECK(keepMap(annotations) == "1.");
+      REQUIRE(annotations[0]);
+      CHECK(*annotations[0]->similarity == 1.0);
+      CHECK(annotations[0]->contentLength == upper.size());
+    }
+    // The lowered text is what is compared: a host that sends something else is believed.
+    helped[1].lowered = u"something else entirely\nand a second line";
+    DedupAnnotations annotations(2);
+    cce::analyzeFuzzyDuplicates(helped, 0, kDefaultPreserve, 0.85, annotations);
+    CHECK(keepMap(annotations) == "..");
   }
 
   TEST_CASE("a transitive fuzzy member reports its own similarity to the keep target") {

@@ -303,7 +303,17 @@ TEST_SUITE("request_bytes") {
       std::string prefix = full.substr(0, n);  // its own allocation: ASan sees any over-read
       CHECK(errorMessage(compressBytes(prefix, "")).rfind("malformed bytes request", 0) == 0);
     }
+    // After the options may come the host's lowered texts (word n, n x (word index, string)).
     CHECK(errorMessage(compressBytes(full + "xxxx", "")) ==
+          "malformed bytes request (truncated lowered texts)");
+    Writer lowered;
+    lowered.word(1).word(1).string(u"hello there");  // message 1 of a one-message request
+    CHECK(errorMessage(compressBytes(full + lowered.out, "")) ==
+          "malformed bytes request (lowered text of no message)");
+    Writer empty;
+    empty.word(0);
+    REQUIRE(envelopeOf(compressBytes(full + empty.out, "")).find(u"ok")->boolean);
+    CHECK(errorMessage(compressBytes(full + empty.out + "xxxx", "")) ==
           "malformed bytes request (trailing bytes)");
     CHECK(errorMessage(compressBytes(full, "\x01")) == "malformed bytes request (truncated host)");
     CHECK(errorMessage(uncompressBytes(full, "")) ==
@@ -468,6 +478,33 @@ TEST_SUITE("request_bytes") {
       CHECK(compressBytes(u16.out, "") == expected);
       const bool over = envelopeOf(expected).find(u"error") != nullptr;
       CHECK(over == (static_cast<double>(u8.out.size()) > limit));
+    }
+  }
+
+  TEST_CASE("reads the host's lowered texts into their messages, outside what maxInputBytes weighs") {
+    Value messages = parsed(R"([{"id":"a","content":"\u039f\u0394\u039f\u03a3 One"},
+                                {"id":"b","content":"two"},{"id":"c","content":"Three"}])");
+    for (bool utf16 : {false, true}) {
+      CAPTURE(utf16);
+      Writer plain, helped;
+      plain.utf16 = helped.utf16 = utf16;
+      plain.compressRequest(&messages, nullptr);
+      helped.compressRequest(&messages, nullptr);
+      helped.word(2).word(0).string(u"\u03bf\u03b4\u03bf\u03c2 one").word(2).string(u"three");
+      Result<BytesCompressRequest> a = readCompressBytes(plain.out, true);
+      Result<BytesCompressRequest> b = readCompressBytes(helped.out, true);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      CHECK_FALSE(a->views[0].lowered);
+      REQUIRE(b->views[0].lowered);
+      CHECK(*b->views[0].lowered == u"\u03bf\u03b4\u03bf\u03c2 one");
+      CHECK_FALSE(b->views[1].lowered);
+      REQUIRE(b->views[2].lowered);
+      CHECK(*b->views[2].lowered == u"three");
+      CHECK(b->views[0].content == a->views[0].content);
+      // The same weight, so the same maxInputBytes verdict with and without the host's help.
+      CHECK(b->utf8Size == a->utf8Size);
+      CHECK(b->utf8SizeIsExact == a->utf8SizeIsExact);
     }
   }
 

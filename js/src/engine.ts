@@ -10,6 +10,7 @@ import {
   encodeRequest,
   NOT_AN_ARRAY,
   now,
+  engineLowersText,
   requestUtf16Writer,
   timings,
   UNCOMPRESS_MAGIC,
@@ -143,13 +144,21 @@ function isTextPart(part: unknown): part is Obj & { text: string } {
 
 /** The parts of an array content: text parts by their text, images by kind only, every other
  * part as JSON.stringify(part) (the safe mode estimates its tokens over that text). */
-function encodeParts(out: Encoder, parts: unknown[], index: number, safe: boolean): void {
+function encodeParts(
+  out: Encoder,
+  parts: unknown[],
+  index: number,
+  safe: boolean,
+  texts: string[] | undefined,
+): void {
   out.word(parts.length);
   for (let j = 0; j < parts.length; j++) {
     const part = parts[j] as unknown;
     if (isTextPart(part)) {
+      const text = part.text;
       out.word(PART_TEXT);
-      out.string(part.text);
+      out.string(text);
+      texts?.push(text);
     } else if (
       typeof part === 'object' &&
       part !== null &&
@@ -190,7 +199,24 @@ function encodeIds(out: Encoder, ids: unknown[]): void {
 
 /** What the engine reads of one message: flags, id, role, string content, tool_calls.length and
  * the `_cce_original` fields (the rest stays with the caller's object). */
-function encodeMessage(out: Encoder, message: unknown, index: number, safe: boolean): void {
+// Fuzzy dedup considers texts of at least this many UTF-16 units (spec §8): shorter ones need no
+// lowered copy.
+const FUZZY_MIN_LENGTH = 200;
+
+/**
+ * Writes one message. With `lowered` (fuzzy dedup through an engine without case tables), a text
+ * fuzzy dedup may read is lower-cased here, by the String.prototype.toLowerCase the reference
+ * itself calls, and its index and lowered text appended to `lowered` for the request's end: the
+ * string content, or in the safe mode an array content's text parts joined with "\n" (the text
+ * the engine reads such a message as).
+ */
+function encodeMessage(
+  out: Encoder,
+  message: unknown,
+  index: number,
+  safe: boolean,
+  lowered: (number | string)[] | undefined,
+): void {
   if (typeof message !== 'object' || message === null) {
     out.word(NOT_OBJECT);
     return;
@@ -244,7 +270,15 @@ function encodeMessage(out: Encoder, message: unknown, index: number, safe: bool
   if (flags & TOOL_CALLS) out.word((toolCalls as unknown[]).length);
   if (flags & SUMMARY_ID) out.string(summaryId as string);
   if (flags & IDS) encodeIds(out, ids as unknown[]);
-  if (flags & CONTENT_PARTS) encodeParts(out, content as unknown[], index, safe);
+  let text = flags & CONTENT_STRING ? (content as string) : undefined;
+  if (flags & CONTENT_PARTS) {
+    const texts = lowered && safe ? [] : undefined;
+    encodeParts(out, content as unknown[], index, safe, texts);
+    if (texts) text = texts.join('\n');
+  }
+  if (lowered && text !== undefined && text.length >= FUZZY_MIN_LENGTH) {
+    lowered.push(index, text.toLowerCase());
+  }
 }
 
 /** The options the engine reads, as JSON would carry them (it reports bad types itself). */
@@ -472,13 +506,25 @@ class CompressRun {
     this.request = encodeRequest(
       (out) => {
         out.word(utf16 ? COMPRESS_UTF16_MAGIC : COMPRESS_MAGIC);
+        // The size build has no case tables: for fuzzy dedup it takes lower-cased texts from here.
+        const lowered: (number | string)[] | undefined =
+          options.fuzzyDedup && !engineLowersText() ? [] : undefined;
         if (Array.isArray(input)) {
           out.word(input.length);
-          for (let i = 0; i < input.length; i++) encodeMessage(out, input[i], i, this.safe);
+          for (let i = 0; i < input.length; i++) {
+            encodeMessage(out, input[i], i, this.safe, lowered);
+          }
         } else {
           out.word(NOT_AN_ARRAY);
         }
         encodeOptions(out, options);
+        if (lowered) {
+          out.word(lowered.length / 2);
+          for (let k = 0; k < lowered.length; k += 2) {
+            out.word(lowered[k] as number);
+            out.string(lowered[k + 1] as string);
+          }
+        }
       },
       summarizer !== undefined,
       utf16,

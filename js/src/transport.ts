@@ -63,10 +63,20 @@ export function useUtf16Strings(writer: Utf16Writer | undefined): void {
   utf16Writer = writer;
 }
 
-// Whether the loaded engine reads UTF-16 requests: the speed build does, the size build leaves
-// the reader out (browsers never send them). Asked once per instance.
+// Whether the loaded engine is the speed build, which reads UTF-16 requests and lower-cases
+// itself; the size build (browsers) leaves out that reader and the Unicode case tables. Asked
+// once per instance.
 let askedEngine: CceModule | undefined;
-let engineReadsUtf16 = false;
+let speedBuild = false;
+
+function loadedSpeedBuild(): boolean {
+  const raw = engine();
+  if (raw !== askedEngine) {
+    askedEngine = raw;
+    speedBuild = raw.build() === 'speed';
+  }
+  return speedBuild;
+}
 
 /**
  * @internal The writer of UTF-16 strings for the next compress request: the installed one when
@@ -74,12 +84,15 @@ let engineReadsUtf16 = false;
  */
 export function requestUtf16Writer(): Utf16Writer | undefined {
   if (utf16Writer === undefined) return undefined;
-  const raw = engine();
-  if (raw !== askedEngine) {
-    askedEngine = raw;
-    engineReadsUtf16 = raw.build() === 'speed';
-  }
-  return engineReadsUtf16 ? utf16Writer : undefined;
+  return loadedSpeedBuild() ? utf16Writer : undefined;
+}
+
+/**
+ * @internal Whether the loaded engine lower-cases fuzzy-dedup lines itself. The size build has no
+ * case tables; the request then carries the texts lower-cased (docs/boundary.md).
+ */
+export function engineLowersText(): boolean {
+  return loadedSpeedBuild();
 }
 /** @internal The message count that says `messages` is not an array. */
 export const NOT_AN_ARRAY = 0xffffffff;

@@ -118,6 +118,43 @@ for (const [file, build] of builds) {
       );
     });
 
+    test(`fuzzy dedup ${build === 'size' ? 'takes' : 'can take'} lower-cased texts from the request's end`, async () => {
+      // Greek lines equal only once lower-cased with Final_Sigma (ΟΔΟΣ -> οδος). The size build
+      // has no case tables: without the texts the JS layer appends, it cannot see the duplicate.
+      const upper = Array.from({ length: 16 }, (_, k) => `ΟΔΟΣ ${k} ΚΑΙ ΣΤΟΝ`).join('\n');
+      const lower = upper.toLowerCase();
+      assert.ok(lower.includes('οδος 0') && upper.length >= 200);
+      const request = (withLowered) =>
+        encode((out) => {
+          out.word(COMPRESS_MAGIC);
+          out.word(2);
+          for (const [id, content] of [['a', upper], ['b', lower]]) {
+            out.word(2); // content is a string
+            out.scalar(id);
+            out.scalar('user');
+            out.string(content);
+          }
+          out.word(3);
+          out.string('fuzzyDedup');
+          out.value(true);
+          out.string('recencyWindow');
+          out.value(0);
+          out.string('compat');
+          out.value('cce-1.0');
+          if (withLowered) {
+            out.word(2);
+            out.word(0);
+            out.string(upper.toLowerCase());
+            out.word(1);
+            out.string(lower.toLowerCase());
+          }
+        });
+      const raw = await rawModule();
+      const isNearDup = (answer) => /^\[cce:near-dup of b/.test(answer.plan.messages[0].c ?? '');
+      assert.equal(isNearDup(call(raw, 'compressBytes', request(true))), true);
+      assert.equal(isNearDup(call(raw, 'compressBytes', request(false))), build === 'speed');
+    });
+
     test('asks for store entries as pending ids, then answers the plan', async () => {
       const raw = await rawModule();
       const request = encode((out) => {

@@ -82,6 +82,50 @@ describe('cce-wasm/init', () => {
     assert.deepEqual(builds, { 'cce.wasm': 'size', 'cce-fast.wasm': 'speed' });
   });
 
+  test('the size build dedups fuzzily with JavaScript lower-casing, as the speed build does', async () => {
+    // The size build has no case tables: the wrapper sends the lower-cased texts. Final_Sigma,
+    // U+0130 (two units lower-cased), capital sharp s, a case-ignorable after a sigma, a text
+    // below 200 units, and (default mode) a multimodal message that is read as its joined text
+    // parts: it is the only link between x and y (each 19/21 like it, 18/22 like each other), so
+    // x is deduped only if its lowered text reached the engine.
+    const results = {};
+    for (const file of ['cce.wasm', 'cce-fast.wasm']) {
+      results[file] = await run(`import { readFileSync } from 'node:fs';
+        import { init, compress } from 'cce-wasm/init';
+        await init({ wasmBinary: readFileSync('dist/${file}') });
+        const block = (word, k) => Array.from({ length: 20 }, (_, i) =>
+          word + ' ' + i + ' İSTANBUL ẞTRASSE ΑΣ\u0301 ' + (i === k ? 'EXTRA' : '')).join('\\n');
+        const linked = block('ΦΩΣ', -1);
+        const cut = linked.indexOf('\\n', 150); // the parts join back with a newline
+        const messages = [
+          { id: 'a', role: 'user', content: block('ΟΔΟΣ', -1) },
+          { id: 'b', role: 'assistant', content: block('ΟΔΟΣ', -1).toLowerCase() },
+          { id: 'f', role: 'user', content: block('ΟΔΟΣ', 5).toUpperCase() },
+          { id: 'e', role: 'assistant', content: 'ΟΔΟΣ short' },
+          { id: 'x', role: 'user', content: block('ΦΩΣ', 10).toLowerCase() },
+          { id: 'd', role: 'assistant', content: [{ type: 'text', text: linked.slice(0, cut) },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            { type: 'text', text: linked.slice(cut + 1) }] },
+          { id: 'y', role: 'user', content: block('ΦΩΣ', 15) },
+        ];
+        const out = {};
+        for (const [label, options] of [['compat', { compat: 'cce-1.0', fuzzyDedup: true, recencyWindow: 0 }],
+                                        ['default', { fuzzyDedup: true, recencyWindow: 0 }],
+                                        ['off', { recencyWindow: 0 }]]) {
+          const r = compress(messages, options);
+          const nearDups = r.messages.filter((m) => /^\\[cce:near-dup/.test(m.content)).map((m) => m.id);
+          out[label] = { nearDups, json: JSON.stringify(r) };
+        }
+        console.log(JSON.stringify(out));`);
+    }
+    const size = results['cce.wasm'];
+    const speed = results['cce-fast.wasm'];
+    assert.deepEqual(size.compat.nearDups, ['a', 'b']); // f, the newest of the three, is kept
+    assert.deepEqual(size.default.nearDups, ['a', 'b', 'x']); // x through d, as a dup of y
+    assert.deepEqual(size.off.nearDups, []);
+    assert.deepEqual(size, speed);
+  });
+
   test('throws a clear CompressError before init()', async () => {
     const out = await run(`import { compress, CompressError } from 'cce-wasm/init';
       try { compress([]); console.log('{}'); } catch (e) {
