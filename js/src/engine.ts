@@ -8,9 +8,9 @@ import {
   COMPRESS_UTF16_MAGIC,
   Encoder,
   encodeRequest,
+  engineLowersText,
   NOT_AN_ARRAY,
   now,
-  engineLowersText,
   requestUtf16Writer,
   timings,
   UNCOMPRESS_MAGIC,
@@ -197,18 +197,19 @@ function encodeIds(out: Encoder, ids: unknown[]): void {
   }
 }
 
-/** What the engine reads of one message: flags, id, role, string content, tool_calls.length and
- * the `_cce_original` fields (the rest stays with the caller's object). */
 // Fuzzy dedup considers texts of at least this many UTF-16 units (spec §8): shorter ones need no
 // lowered copy.
 const FUZZY_MIN_LENGTH = 200;
 
 /**
- * Writes one message. With `lowered` (fuzzy dedup through an engine without case tables), a text
- * fuzzy dedup may read is lower-cased here, by the String.prototype.toLowerCase the reference
- * itself calls, and its index and lowered text appended to `lowered` for the request's end: the
- * string content, or in the safe mode an array content's text parts joined with "\n" (the text
- * the engine reads such a message as).
+ * What the engine reads of one message: flags, id, role, string content, tool_calls.length and
+ * the `_cce_original` fields (the rest stays with the caller's object).
+ *
+ * With `lowered` (fuzzy dedup through an engine without case tables), a text fuzzy dedup may read
+ * is also lower-cased here, by the String.prototype.toLowerCase the reference itself calls, and
+ * its index and lowered text appended to `lowered` for the request's end: the string content, or
+ * in the safe mode an array content's text parts joined with "\n" (the text the engine reads such
+ * a message as).
  */
 function encodeMessage(
   out: Encoder,
