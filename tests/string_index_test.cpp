@@ -12,19 +12,33 @@
 
 namespace {
 
-/** A StringIndex over keys kept in a vector, as its callers keep theirs. */
-struct Interner {
+/** A StringIndex over keys kept in a vector, as its callers keep theirs; it counts the keys it
+ *  reads back (each such read is one whole-string comparison). */
+template <typename Hashes = cce::StringHashes>
+struct BasicInterner {
   std::vector<std::u16string> keys;
+  std::size_t comparisons = 0;
   std::uint32_t intern(const std::u16string& key) {
     std::uint32_t id = index.intern(key);
     if (id == keys.size()) keys.push_back(key);
     return id;
   }
   struct KeyAt {
-    Interner* self;
-    std::u16string_view operator()(std::uint32_t i) const { return self->keys[i]; }
+    BasicInterner* self;
+    std::u16string_view operator()(std::uint32_t i) const {
+      ++self->comparisons;
+      return self->keys[i];
+    }
   };
-  cce::StringIndex<KeyAt> index{KeyAt{this}};
+  cce::StringIndex<KeyAt, Hashes> index{KeyAt{this}};
+};
+using Interner = BasicInterner<>;
+using Index = decltype(Interner::index);
+
+/** Hashes under which every key collides: what keys crafted against FNV-1a would do. */
+struct CollidingHashes {
+  static std::uint32_t sampled(std::u16string_view) { return 42; }
+  static std::uint32_t full(std::u16string_view) { return 42; }
 };
 
 std::u16string numbered(const char* prefix, int n) {
@@ -82,7 +96,7 @@ TEST_CASE("StringIndex hashes every unit once keys are made to share the sampled
     key[502] = static_cast<char16_t>(u'a' + i / 676);
     REQUIRE(crafted.intern(key) == std::uint32_t(i));
   }
-  CHECK(crafted.index.hashesEveryUnit());
+  CHECK(crafted.index.mode() == Index::Mode::Full);
   for (int i = 0; i < 3000; i += 7) REQUIRE(crafted.intern(crafted.keys[i]) == std::uint32_t(i));
   CHECK(crafted.index.size() == 3000);
 
@@ -96,5 +110,31 @@ TEST_CASE("StringIndex hashes every unit once keys are made to share the sampled
     ordinary.intern(key);
   }
   CHECK(ordinary.index.size() == 3012);
-  CHECK_FALSE(ordinary.index.hashesEveryUnit());
+  CHECK(ordinary.index.mode() == Index::Mode::Sampled);
+}
+
+TEST_CASE("StringIndex searches a tree once keys collide on every unit's hash too") {
+  // Under hashes that always collide, every look-up would compare against every key before it
+  // (n^2 / 2: 12.5 M comparisons here). The index gives up on hashing after about one wasted
+  // comparison per key in each hashed mode, and then finds keys in a tree.
+  BasicInterner<CollidingHashes> crafted;
+  constexpr int kKeys = 5000;
+  for (int i = 0; i < kKeys; ++i) {
+    REQUIRE(crafted.intern(numbered("a key crafted to collide ", i)) == std::uint32_t(i));
+  }
+  CHECK(crafted.index.mode() == decltype(crafted.index)::Mode::Ordered);
+  for (int i = kKeys - 1; i >= 0; i -= 3) {
+    REQUIRE(crafted.intern(numbered("a key crafted to collide ", i)) == std::uint32_t(i));
+  }
+  CHECK(crafted.intern(u"") == std::uint32_t(kKeys));
+  CHECK(crafted.intern(u"") == std::uint32_t(kKeys));
+  CHECK(crafted.index.size() == std::uint32_t(kKeys + 1));
+  // Reading keys back happens only in the hashed modes and while copying them into the tree.
+  CHECK(crafted.comparisons < std::size_t(8 * kKeys));
+
+  // Colliding keys that are still few keep the table: the switches need more wasted
+  // comparisons than there are keys.
+  BasicInterner<CollidingHashes> few;
+  for (int i = 0; i < 4; ++i) few.intern(numbered("k", i));
+  CHECK(few.index.mode() == decltype(few.index)::Mode::Sampled);
 }
