@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <set>
 #include <string_view>
 #include <vector>
 
 #include "jscompat/string.h"
 #include "match/identifiers.h"
+#include "string_index.h"
 
 namespace cce {
 namespace {
@@ -141,65 +140,6 @@ std::u16string decimal(std::size_t n) {
   return digits;
 }
 
-// An insertion-ordered set of views (JS Set semantics). Grep output repeats a few paths on every
-// line, so look-ups go through an open-addressing table of item indices keyed by a hash of the
-// code units; only the order of `items` is ever observed. Should the probes ever grow long
-// (crafted collisions), the set moves to a tree, which bounds every look-up.
-class OrderedViewSet {
- public:
-  const std::vector<View>& items() const { return items_; }
-  void add(View item) {
-    if (!items_.empty() && item == last_) return;  // the hits of one file come together
-    last_ = item;
-    if (!tree_.empty()) {
-      if (tree_.insert(item).second) items_.push_back(item);
-      return;
-    }
-    if ((items_.size() + 1) * 2 > slots_.size()) grow();
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t s = hashOf(item) & mask;
-    for (std::size_t probes = 0; slots_[s] != 0; s = (s + 1) & mask) {
-      if (items_[slots_[s] - 1] == item) return;
-      if (++probes == kMaxProbes) {
-        tree_.insert(items_.begin(), items_.end());
-        if (tree_.insert(item).second) items_.push_back(item);
-        return;
-      }
-    }
-    items_.push_back(item);
-    slots_[s] = items_.size();
-  }
-
- private:
-  static constexpr std::size_t kMaxProbes = 64;
-  // FNV-1a over four code units at a time, then the tail one by one.
-  static std::size_t hashOf(View v) {
-    std::uint64_t h = 14695981039346656037ull;
-    std::size_t i = 0;
-    for (; i + 4 <= v.size(); i += 4) {
-      std::uint64_t block;
-      std::memcpy(&block, v.data() + i, sizeof block);
-      h = (h ^ block) * 1099511628211ull;
-    }
-    for (; i < v.size(); ++i) h = (h ^ v[i]) * 1099511628211ull;
-    return static_cast<std::size_t>(h ^ (h >> 29));
-  }
-  void grow() {
-    std::vector<std::size_t> slots(std::max<std::size_t>(16, slots_.size() * 2), 0);
-    const std::size_t mask = slots.size() - 1;
-    for (std::size_t k = 0; k < items_.size(); ++k) {
-      std::size_t s = hashOf(items_[k]) & mask;
-      while (slots[s] != 0) s = (s + 1) & mask;
-      slots[s] = k + 1;
-    }
-    slots_ = std::move(slots);
-  }
-  std::vector<View> items_;
-  std::vector<std::size_t> slots_;  // an index into items_ plus one; 0 is empty
-  std::set<View> tree_;             // used instead of slots_ once it is not empty
-  View last_;
-};
-
 std::u16string capToBudget(std::u16string s, std::size_t budget) {
   if (s.size() <= budget) return s;
   // `slice(0, budget - 3)`: the engine's budgets are 200 or 400, but a negative end counts from
@@ -248,7 +188,12 @@ bool isStructuredOutput(View text) {
 }
 
 std::u16string summarizeStructured(View text, std::size_t budget) {
-  OrderedViewSet paths;
+  // The distinct paths in order of first appearance (JS Set semantics). Grep output repeats a few
+  // paths on every line, so they are interned (the hits of one file come together: the last path
+  // is checked first).
+  std::vector<View> paths;
+  auto pathAt = [&paths](std::uint32_t i) { return paths[i]; };
+  StringIndex<decltype(pathAt)> pathIds(pathAt);
   std::vector<View> statuses;  // distinct, at most three
   View head[3];                // the first three non-empty lines, for the fallback
   View last;                   // and the last one
@@ -259,7 +204,10 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
     last = line;
     std::size_t captureEnd = 0, matchEnd = 0;
     if (match::matchGrepRefAt(line, 0, &captureEnd, &matchEnd)) {
-      paths.add(line.substr(0, captureEnd));
+      const View path = line.substr(0, captureEnd);
+      if ((paths.empty() || path != paths.back()) && pathIds.intern(path) == paths.size()) {
+        paths.push_back(path);
+      }
     }
     // Only the first three distinct status lines are used, so stop testing once they are known.
     if (statuses.size() < 3 && hasStatusWord(line)) {
@@ -271,13 +219,13 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
   });
 
   std::u16string out;
-  const std::size_t pathCount = paths.items().size();
+  const std::size_t pathCount = paths.size();
   if (pathCount > 0 || !statuses.empty()) {
     if (pathCount > 0) {
       out += u"files: ";
       for (std::size_t i = 0; i < pathCount && i < 3; ++i) {
         if (i > 0) out += u", ";
-        out += paths.items()[i];
+        out += paths[i];
       }
       if (pathCount > 3) out += u" +" + decimal(pathCount - 3) + u" more";
     }

@@ -52,6 +52,18 @@ TEST_SUITE("tool_output") {
           "files: lib/m0.py, lib/m7.py, lib/m14.py +17 more");
   }
 
+  TEST_CASE("counts thousands of distinct paths, each once") {
+    std::string text;
+    for (int i = 0; i < 6000; ++i) {
+      const int file = i % 3000;  // every path twice, the second time 3,000 lines later
+      text += (i > 0 ? "\n" : "") + ("src/deep/module" + std::to_string(file) + ".ts:" +
+                                     std::to_string(i + 1) + ": export const value = " +
+                                     std::to_string(i));
+    }
+    CHECK(u8(cce::summarizeStructured(u16(text), 200)) ==
+          "files: src/deep/module0.ts, src/deep/module1.ts, src/deep/module2.ts +2997 more");
+  }
+
   TEST_CASE("falls back to first three, last and line count without paths or status lines") {
     // §13 example 8 (the keep target of the near-dup pair).
     std::string text;
