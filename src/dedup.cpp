@@ -117,7 +117,7 @@ ExactDuplicateGroups findExactDuplicates(const std::vector<Message>& messages,
   auto contentOfGroup = [&](std::uint32_t g) {
     return std::u16string_view(messages[groups[g].front()].content);
   };
-  StringIndex<decltype(contentOfGroup)> groupOf(contentOfGroup);
+  StringIndex groupOf(contentOfGroup);
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const Message& m = messages[i];
     if (!isEligible(m, preserveRoles)) continue;
@@ -163,7 +163,7 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
   auto lineAt = [&](std::uint32_t id) {
     return std::u16string_view(lineText).substr(lineStart[id], lineStart[id + 1] - lineStart[id]);
   };
-  StringIndex<decltype(lineAt)> lineIds(lineAt);
+  StringIndex lineIds(lineAt);
   std::vector<std::size_t> eligible;               // position -> message index
   std::vector<LineBag> bags;                       // per position
   std::vector<std::vector<std::uint32_t>> prints;  // per position: first 5 line ids

@@ -10,7 +10,10 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "callback.h"
 
 namespace cce {
 
@@ -49,22 +52,25 @@ inline std::uint32_t fullHash(std::u16string_view s) {
 
 /** The hashes StringIndex uses; tests substitute their own to make keys collide. */
 struct StringHashes {
-  static std::uint32_t sampled(std::u16string_view s) { return sampledHash(s); }
-  static std::uint32_t full(std::u16string_view s) { return fullHash(s); }
+  std::uint32_t (*sampled)(std::u16string_view) = sampledHash;
+  std::uint32_t (*full)(std::u16string_view) = fullHash;
 };
 
 /**
  * `keyAt(i)` gives the key of index i (a u16string_view the caller keeps alive and unchanged).
- * Linear probing in a power-of-two table at most 3/4 full.
+ * Linear probing in a power-of-two table at most 3/4 full. One class for every caller (the key
+ * source is a Callback, not a template parameter): each instantiation of the table cost the
+ * compress module 1.1 KB of wasm, and keys are read back only to confirm a matching hash.
  */
-template <typename KeyAt, typename Hashes = StringHashes>
 class StringIndex {
  public:
+  using KeyAt = Callback<std::u16string_view(std::uint32_t)>;
   /** How keys are found: by their sampled hash, by the hash of every unit, or (only for keys
    *  crafted to collide on both) in a search tree of their copies. */
   enum class Mode : std::uint8_t { Sampled, Full, Ordered };
 
-  explicit StringIndex(KeyAt keyAt) : keyAt_(keyAt) {}
+  explicit StringIndex(KeyAt keyAt, StringHashes hashes = {})
+      : keyAt_(std::move(keyAt)), hashes_(hashes) {}
 
   std::uint32_t size() const { return size_; }
   Mode mode() const { return mode_; }
@@ -73,82 +79,19 @@ class StringIndex {
    * The index of the key equal to `key`; when there is none, `key` gets index size() (which
    * grows by one), and the caller must make keyAt return it before the next call.
    */
-  std::uint32_t intern(std::u16string_view key) {
-    if (mode_ == Mode::Ordered) return internOrdered(key);
-    if ((static_cast<std::size_t>(size_) + 1) * 4 > slots_.size() * 3) {
-      rebuild(slots_.empty() ? 16 : slots_.size() * 2, false);
-    }
-    const std::uint32_t hash = mode_ == Mode::Full ? Hashes::full(key) : Hashes::sampled(key);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-      Slot& slot = slots_[at];
-      if (slot.index == kEmpty) {
-        slot = Slot{hash, size_};
-        return size_++;
-      }
-      if (slot.hash != hash) continue;
-      if (keyAt_(slot.index) == key) return slot.index;
-      // Different keys with equal hashes: a few by chance (11 in the scale session's 2,255
-      // contents), but keys made to agree on the sampled units would all land here, and each
-      // insertion would compare against every key before it (quadratic: seconds for a few MB of
-      // crafted messages). Once there are more such comparisons than keys, the index hashes
-      // every unit instead, which bounds the wasted comparisons to about one per key. FNV-1a is
-      // no keyed hash, so keys can be made to collide on every unit too (multicollisions are
-      // hours of offline work); past the same bound again, a search tree takes over, whose
-      // look-ups cost logarithmically many comparisons whatever the keys.
-      if (++falseMatches_ > kMaxFalseMatches + size_) {
-        falseMatches_ = 0;
-        if (mode_ == Mode::Sampled) {
-          mode_ = Mode::Full;
-          rebuild(slots_.size(), true);
-        } else {
-          mode_ = Mode::Ordered;
-          for (std::uint32_t i = 0; i < size_; ++i) {
-            const std::u16string copy(keyAt_(i));
-            ordered_[copy] = i;
-          }
-          std::vector<Slot>().swap(slots_);
-        }
-        return intern(key);
-      }
-    }
-  }
+  std::uint32_t intern(std::u16string_view key);
 
  private:
   struct Slot {
     std::uint32_t hash;
     std::uint32_t index;
   };
-  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
-  static constexpr std::uint32_t kMaxFalseMatches = 8;
 
-  /** Re-places every key in a table of `capacity` slots, hashing every unit of each when
-   *  `rehash` (the switch to Mode::Full). */
-  void rebuild(std::size_t capacity, bool rehash) {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(capacity, Slot{0, kEmpty});
-    const std::size_t mask = capacity - 1;
-    for (Slot slot : old) {
-      if (slot.index == kEmpty) continue;
-      if (rehash) slot.hash = Hashes::full(keyAt_(slot.index));
-      std::size_t at = slot.hash & mask;
-      while (slots_[at].index != kEmpty) at = (at + 1) & mask;
-      slots_[at] = slot;
-    }
-  }
-
-  // The tree holds copies: the caller's keys may move (keyAt recomputes views into buffers that
-  // grow). Its operations are the ones uncompress already instantiates for this map type.
-  std::uint32_t internOrdered(std::u16string_view key) {
-    const std::u16string copy(key);
-    auto it = ordered_.find(copy);
-    if (it != ordered_.end()) return static_cast<std::uint32_t>(it->second);
-    ordered_[copy] = size_;
-    return size_++;
-  }
+  void rebuild(std::size_t capacity, bool rehash);
+  std::uint32_t internOrdered(std::u16string_view key);
 
   KeyAt keyAt_;
+  StringHashes hashes_;
   std::vector<Slot> slots_;
   std::map<std::u16string, std::size_t> ordered_;
   std::uint32_t size_ = 0;

@@ -193,7 +193,7 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
   // is checked first).
   std::vector<View> paths;
   auto pathAt = [&paths](std::uint32_t i) { return paths[i]; };
-  StringIndex<decltype(pathAt)> pathIds(pathAt);
+  StringIndex pathIds(pathAt);
   std::vector<View> statuses;  // distinct, at most three
   View head[3];                // the first three non-empty lines, for the fallback
   View last;                   // and the last one

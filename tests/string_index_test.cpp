@@ -14,8 +14,12 @@ namespace {
 
 /** A StringIndex over keys kept in a vector, as its callers keep theirs; it counts the keys it
  *  reads back (each such read is one whole-string comparison). */
-template <typename Hashes = cce::StringHashes>
-struct BasicInterner {
+struct Interner {
+  explicit Interner(cce::StringHashes hashes = {})
+      : index([this](std::uint32_t i) { return keyAt(i); }, hashes) {}
+  Interner(const Interner&) = delete;  // the index points back here
+  Interner& operator=(const Interner&) = delete;
+
   std::vector<std::u16string> keys;
   std::size_t comparisons = 0;
   std::uint32_t intern(const std::u16string& key) {
@@ -23,23 +27,17 @@ struct BasicInterner {
     if (id == keys.size()) keys.push_back(key);
     return id;
   }
-  struct KeyAt {
-    BasicInterner* self;
-    std::u16string_view operator()(std::uint32_t i) const {
-      ++self->comparisons;
-      return self->keys[i];
-    }
-  };
-  cce::StringIndex<KeyAt, Hashes> index{KeyAt{this}};
+  std::u16string_view keyAt(std::uint32_t i) {
+    ++comparisons;
+    return keys[i];
+  }
+  cce::StringIndex index;
 };
-using Interner = BasicInterner<>;
-using Index = decltype(Interner::index);
+using Mode = cce::StringIndex::Mode;
 
 /** Hashes under which every key collides: what keys crafted against FNV-1a would do. */
-struct CollidingHashes {
-  static std::uint32_t sampled(std::u16string_view) { return 42; }
-  static std::uint32_t full(std::u16string_view) { return 42; }
-};
+std::uint32_t collide(std::u16string_view) { return 42; }
+constexpr cce::StringHashes kCollidingHashes{collide, collide};
 
 std::u16string numbered(const char* prefix, int n) {
   std::string s = prefix + std::to_string(n);
@@ -96,7 +94,7 @@ TEST_CASE("StringIndex hashes every unit once keys are made to share the sampled
     key[502] = static_cast<char16_t>(u'a' + i / 676);
     REQUIRE(crafted.intern(key) == std::uint32_t(i));
   }
-  CHECK(crafted.index.mode() == Index::Mode::Full);
+  CHECK(crafted.index.mode() == Mode::Full);
   for (int i = 0; i < 3000; i += 7) REQUIRE(crafted.intern(crafted.keys[i]) == std::uint32_t(i));
   CHECK(crafted.index.size() == 3000);
 
@@ -110,19 +108,19 @@ TEST_CASE("StringIndex hashes every unit once keys are made to share the sampled
     ordinary.intern(key);
   }
   CHECK(ordinary.index.size() == 3012);
-  CHECK(ordinary.index.mode() == Index::Mode::Sampled);
+  CHECK(ordinary.index.mode() == Mode::Sampled);
 }
 
 TEST_CASE("StringIndex searches a tree once keys collide on every unit's hash too") {
   // Under hashes that always collide, every look-up would compare against every key before it
   // (n^2 / 2: 12.5 M comparisons here). The index gives up on hashing after about one wasted
   // comparison per key in each hashed mode, and then finds keys in a tree.
-  BasicInterner<CollidingHashes> crafted;
+  Interner crafted(kCollidingHashes);
   constexpr int kKeys = 5000;
   for (int i = 0; i < kKeys; ++i) {
     REQUIRE(crafted.intern(numbered("a key crafted to collide ", i)) == std::uint32_t(i));
   }
-  CHECK(crafted.index.mode() == decltype(crafted.index)::Mode::Ordered);
+  CHECK(crafted.index.mode() == Mode::Ordered);
   for (int i = kKeys - 1; i >= 0; i -= 3) {
     REQUIRE(crafted.intern(numbered("a key crafted to collide ", i)) == std::uint32_t(i));
   }
@@ -134,7 +132,7 @@ TEST_CASE("StringIndex searches a tree once keys collide on every unit's hash to
 
   // Colliding keys that are still few keep the table: the switches need more wasted
   // comparisons than there are keys.
-  BasicInterner<CollidingHashes> few;
+  Interner few(kCollidingHashes);
   for (int i = 0; i < 4; ++i) few.intern(numbered("k", i));
-  CHECK(few.index.mode() == decltype(few.index)::Mode::Sampled);
+  CHECK(few.index.mode() == Mode::Sampled);
 }
