@@ -19,9 +19,11 @@ std::string_view bytes(std::uintptr_t pointer, std::size_t length) {
   return {reinterpret_cast<const char*>(pointer), length};
 }
 
-// The envelope of the last call, read by JS straight from memory as {pointer, length} (embind's
-// std::string return scans every byte for NULs in JS, twice). Only an output buffer: it is
-// replaced by the next call and no call reads it.
+// The envelope (or text) of the last call, read by JS straight from memory as {pointer, length}
+// (embind's std::string return scans every byte for NULs in JS, twice). Only an output buffer: it
+// is replaced by the next call and no call reads it. Every binding of this module takes and
+// returns numbers only, so its glue leaves out embind's std::string codec
+// (wasm/compress_module_types.js).
 std::string answer;
 std::uint32_t answerView[2];
 
@@ -47,10 +49,11 @@ EMSCRIPTEN_BINDINGS(cce) {
   emscripten::function("estimateTokensUtf16", +[](std::uintptr_t pointer, std::size_t length) {
     return cce::estimateTokens({reinterpret_cast<const char16_t*>(pointer), length});
   });
-  emscripten::function("errorCodesJson", &cce::errorCodesJson);
-  emscripten::function("version", +[] { return std::string(cce::version()); });
+  // Texts, located like the envelopes (ASCII).
+  emscripten::function("errorCodesJson", +[] { return keep(cce::errorCodesJson()); });
+  emscripten::function("version", +[] { return keep(cce::version()); });
   // "size" (cce.wasm) or "speed" (cce-fast.wasm): which build of the same engine is loaded.
-  emscripten::function("build", +[] { return std::string(CCE_WASM_BUILD); });
+  emscripten::function("build", +[] { return keep(CCE_WASM_BUILD); });
   // Executes `unreachable`, so the JS tests can check recovery from a real trap.
   emscripten::function("debugTrap", +[] { __builtin_trap(); });
 }

@@ -24,7 +24,8 @@ export interface CceModule extends CceModuleArg {
    * compress / uncompress over binary requests the caller wrote into memory (docs/boundary.md
    * "Bytes requests"): the request at `pointer`, the host's answers (compress) or looked-up
    * store entries (uncompress) at `extraPointer` (length 0: none). Returns the address of two
-   * uint32 words {pointer, length} locating the UTF-8 JSON envelope, valid until the next call.
+   * uint32 words {pointer, length} locating the binary answer (docs/boundary.md "Bytes
+   * answers"), valid until the next call.
    */
   compressBytes(pointer: number, length: number, extraPointer: number, extraLength: number): number;
   uncompressBytes(
@@ -35,11 +36,13 @@ export interface CceModule extends CceModuleArg {
   ): number;
   /** cce::estimateTokens over `length` UTF-16 units at `pointer` (2-aligned). */
   estimateTokensUtf16(pointer: number, length: number): number;
+  // The texts below come back located like the envelopes: the address of {pointer, length} of
+  // ASCII bytes, valid until the next call (transport.ts answerText reads them).
   /** JSON array of the error codes, e.g. `["InvalidJson", ...]`. */
-  errorCodesJson(): string;
-  version(): string;
+  errorCodesJson(): number;
+  version(): number;
   /** "size" for cce.wasm, "speed" for cce-fast.wasm (the same engine built for speed). */
-  build(): 'size' | 'speed';
+  build(): number;
   /** Executes `unreachable` (tests of trap recovery). */
   debugTrap(): void;
   _malloc(size: number): number;

@@ -73,7 +73,7 @@ function loadedSpeedBuild(): boolean {
   const raw = engine();
   if (raw !== askedEngine) {
     askedEngine = raw;
-    speedBuild = raw.build() === 'speed';
+    speedBuild = answerText(raw, raw.build()) === 'speed';
   }
   return speedBuild;
 }
@@ -767,19 +767,32 @@ export function estimateTextTokens(text: string): number {
   }
 }
 
+/**
+ * @internal The ASCII text a binding located at `view` (two words: pointer, length), as the
+ * envelopes are: the compress module's bindings return numbers only.
+ */
+export function answerText(raw: CceModule, view: number): string {
+  const at = view >>> 2;
+  const start = raw.HEAPU32[at] as number;
+  return String.fromCharCode(...raw.HEAPU8.subarray(start, start + (raw.HEAPU32[at + 1] as number)));
+}
+
 /** @internal The engine's version string. */
 export function engineVersion(): string {
-  return engine().version();
+  const raw = engine();
+  return answerText(raw, raw.version());
 }
 
 /** @internal Which build of the engine is loaded: 'size' (cce.wasm) or 'speed' (cce-fast.wasm). */
 export function engineBuild(): string {
-  return engine().build();
+  const raw = engine();
+  return answerText(raw, raw.build());
 }
 
 /** @internal The engine's error vocabulary (tests compare it with ERROR_CODES). */
 export function engineErrorCodes(): string[] {
-  return JSON.parse(engine().errorCodesJson()) as string[];
+  const raw = engine();
+  return JSON.parse(answerText(raw, raw.errorCodesJson())) as string[];
 }
 
 /** @internal Makes the engine execute `unreachable` (tests of trap recovery). */
