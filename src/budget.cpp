@@ -159,7 +159,7 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
 
     const U16& full = *contentOf(m);
     U16 tag = u"[truncated \u2014 ";
-    tag += js::fromAscii(std::to_string(full.size()));
+    js::appendDecimal(tag, full.size());
     tag += u" chars: ";
     tag.append(full, 0, kTruncationPrefix);
     tag += u"]";

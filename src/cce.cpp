@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "request.h"
 #include "request_bytes.h"
+#include "string_index.h"
 #include "validation.h"
 #include "uncompress.h"
 
@@ -212,7 +213,7 @@ std::string planAnswer(const CompressResult& result) {
 // A rebuilt message the host's counter must count: a copy of what the engine's CountedMessage
 // points to, which does not outlive the budget step that asked.
 struct PendingCount {
-  std::string key;
+  U16 key;
   std::size_t source = 0;
   std::optional<U16> content;
   std::optional<Provenance> provenance;
@@ -231,12 +232,29 @@ struct HostHooks {
 
   bool tokenCounter = false;
   std::vector<double> inputCounts;
-  std::map<std::string, double> counts;
-  std::set<std::string> pendingKeys;
+  // The host's counts of rebuilt messages by countKey, and the ones asked for in this round.
+  std::vector<U16> countKeys;
+  std::vector<double> counts;
+  StringIndex countIndex{[this](std::uint32_t i) { return std::u16string_view(countKeys[i]); }};
   std::vector<PendingCount> pendingCounts;
+  StringIndex pendingIndex{[this](std::uint32_t i) { return std::u16string_view(pendingCounts[i].key); }};
+
+  HostHooks() = default;
+  HostHooks(const HostHooks&) = delete;  // the indices read this object's keys
+  HostHooks& operator=(const HostHooks&) = delete;
+
+  void addCount(U16 key, double count) {
+    const std::uint32_t i = countIndex.intern(key);
+    if (i < counts.size()) {
+      counts[i] = count;  // the last answer for a key wins
+      return;
+    }
+    countKeys.push_back(std::move(key));
+    counts.push_back(count);
+  }
 };
 
-std::string countKey(const CountedMessage& m) {
+U16 countKey(const CountedMessage& m) {
   // FNV-1a over the content identifies rebuilt contents; the source index, the summary id and the
   // clone flag complete what the counter can see.
   std::uint64_t h = 1469598103934665603ull;
@@ -246,11 +264,24 @@ std::string countKey(const CountedMessage& m) {
       h *= 1099511628211ull;
     }
   }
-  std::string key = std::to_string(m.sourceIndex);
-  key += m.content ? ":" + std::to_string(m.content->size()) + ":" + std::to_string(h) : ":-";
-  key += m.provenance ? ":" + js::toUtf8(m.provenance->summaryId) : ":-";
-  key += m.ensureMetadata ? ":m" : ":-";
-  if (m.textView) key += ":t";
+  U16 key;
+  js::appendDecimal(key, m.sourceIndex);
+  if (m.content) {
+    key += u':';
+    js::appendDecimal(key, m.content->size());
+    key += u':';
+    js::appendDecimal(key, h);
+  } else {
+    key += u":-";
+  }
+  if (m.provenance) {
+    key += u':';
+    key += m.provenance->summaryId;
+  } else {
+    key += u":-";
+  }
+  key += m.ensureMetadata ? u":m" : u":-";
+  if (m.textView) key += u":t";
   return key;
 }
 
@@ -279,7 +310,7 @@ Result<bool> readHostJson(const Value* host, std::size_t messageCount, HostHooks
     }
     if (const Value* counts = host->find(u"counts"); counts && counts->isObject()) {
       for (const json::Member& member : counts->members) {
-        if (member.value.isNumber()) hooks.counts[js::toUtf8(member.key)] = member.value.number;
+        if (member.value.isNumber()) hooks.addCount(member.key, member.value.number);
       }
     }
   }
@@ -298,7 +329,7 @@ Result<bool> readHostBytes(std::string_view bytes, std::size_t messageCount, Hos
     return invalid("host.inputCounts must give one count per message", "/host/inputCounts");
   }
   hooks.inputCounts = std::move(host->inputCounts);
-  hooks.counts = std::move(host->counts);
+  for (auto& [key, count] : host->counts) hooks.addCount(std::move(key), count);
   return true;
 }
 
@@ -325,11 +356,11 @@ void installHostHooks(HostHooks& hooks, CompressOptions& options) {
       if (!m.content && !m.provenance && !m.ensureMetadata) {
         return TokenCount{hooks.inputCounts[m.sourceIndex], false};
       }
-      std::string key = countKey(m);
-      if (auto it = hooks.counts.find(key); it != hooks.counts.end()) {
-        return TokenCount{it->second, false};
+      U16 key = countKey(m);
+      if (std::uint32_t i = hooks.countIndex.find(key); i != StringIndex::kAbsent) {
+        return TokenCount{hooks.counts[i], false};
       }
-      if (hooks.pendingKeys.insert(key).second) {
+      if (hooks.pendingIndex.intern(key) == hooks.pendingCounts.size()) {
         PendingCount& pending = hooks.pendingCounts.emplace_back();
         pending.key = std::move(key);
         pending.source = m.sourceIndex;
@@ -365,7 +396,7 @@ std::string pendingAnswer(const HostHooks& hooks) {
       for (const PendingCount& p : hooks.pendingCounts) {
         w.beginObject();
         w.key(AnswerKey::key);
-        w.utf8(p.key);
+        w.string(p.key);
         w.key(AnswerKey::message);
         writePlanEntry(w, p.source, p.content ? &*p.content : nullptr,
                        p.provenance ? &*p.provenance : nullptr, p.ensureMetadata, p.textView);

@@ -97,8 +97,6 @@ struct UnionFind {
   }
 };
 
-void appendDecimal(U16& out, std::size_t n) { out += js::fromAscii(std::to_string(n)); }
-
 }  // namespace
 
 bool startsWithCompressionMarker(std::u16string_view content) {
@@ -272,13 +270,13 @@ std::u16string formatDuplicateRef(const DedupAnnotation& annotation,
   }
   out += keepIdKey;
   out += u" \u2014 ";
-  appendDecimal(out, annotation.contentLength);
+  js::appendDecimal(out, annotation.contentLength);
   out += js::fromAscii(" chars");
   if (annotation.similarity) {
     out += js::fromAscii(", ~");
     // Similarity lies in [0, 1], so the rounded percentage is an integer from 0 to 100.
     double percent = js::mathRound(*annotation.similarity * 100);
-    appendDecimal(out, static_cast<std::size_t>(percent));
+    js::appendDecimal(out, static_cast<std::size_t>(percent));
     out += js::fromAscii("% match");
   }
   out += u']';

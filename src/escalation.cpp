@@ -567,9 +567,9 @@ bool canCarryStub(const Message& message) {
 
 U16 omissionStub(std::size_t messages, std::size_t chars) {
   U16 stub = kStubOpen;
-  stub += js::fromAscii(std::to_string(messages));
+  js::appendDecimal(stub, messages);
   stub += messages == 1 ? kStubOne : kStubMany;
-  stub += js::fromAscii(std::to_string(chars));
+  js::appendDecimal(stub, chars);
   stub += kStubClose;
   return stub;
 }

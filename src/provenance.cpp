@@ -51,7 +51,7 @@ U16 formatSummary(const U16& text, std::size_t mergedCount, const std::vector<U1
   out += text;
   if (mergedCount >= 2) {
     out += u" (";
-    out += js::fromAscii(std::to_string(mergedCount));
+    js::appendDecimal(out, mergedCount);
     out += u" messages merged)";
   }
   if (!entities.empty()) {

@@ -345,7 +345,7 @@ const char* decodeCompressHost(std::string_view bytes, BytesCompressHost& host) 
       U16 key;
       double count = 0;
       if (!in.string(key) || !in.number(count)) return "truncated counts";
-      host.counts[js::toUtf8(key)] = count;
+      host.counts.emplace_back(std::move(key), count);
     }
   }
   if (!in.atEnd()) return "trailing bytes";

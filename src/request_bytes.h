@@ -100,7 +100,7 @@ struct BytesCompressHost {
   std::vector<std::optional<std::u16string>> summaries;  // nullopt: the summarizer failed
   bool tokenCounter = false;
   std::vector<double> inputCounts;
-  std::map<std::string, double> counts;
+  std::vector<std::pair<U16, double>> counts;  // as sent: a later count of a key replaces it
 };
 Result<BytesCompressHost> readCompressHostBytes(std::string_view bytes);
 

@@ -49,6 +49,23 @@ std::uint32_t StringIndex::intern(std::u16string_view key) {
   }
 }
 
+std::uint32_t StringIndex::find(std::u16string_view key) const {
+  if (mode_ == Mode::Ordered) {
+    auto it = ordered_.find(std::u16string(key));
+    return it == ordered_.end() ? kAbsent : static_cast<std::uint32_t>(it->second);
+  }
+  if (slots_.empty()) return kAbsent;
+  // Look-ups follow the probes of intern, which keeps the table short of full and has already
+  // left the sampled hash if keys were made to collide on it.
+  const std::uint32_t hash = mode_ == Mode::Full ? hashes_.full(key) : hashes_.sampled(key);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
+    const Slot& slot = slots_[at];
+    if (slot.index == kEmpty) return kAbsent;
+    if (slot.hash == hash && keyAt_(slot.index) == key) return slot.index;
+  }
+}
+
 // Re-places every key in a table of `capacity` slots, hashing every unit of each when `rehash`
 // (the switch to Mode::Full).
 void StringIndex::rebuild(std::size_t capacity, bool rehash) {

@@ -81,6 +81,10 @@ class StringIndex {
    */
   std::uint32_t intern(std::u16string_view key);
 
+  /** The index of the key equal to `key`, or kAbsent; adds nothing. */
+  std::uint32_t find(std::u16string_view key) const;
+  static constexpr std::uint32_t kAbsent = 0xFFFFFFFFu;
+
  private:
   struct Slot {
     std::uint32_t hash;

@@ -130,16 +130,6 @@ bool hasStatusWord(View line) {
   return false;
 }
 
-std::u16string decimal(std::size_t n) {
-  std::u16string digits;
-  do {
-    digits.push_back(static_cast<char16_t>(u'0' + n % 10));
-    n /= 10;
-  } while (n != 0);
-  std::reverse(digits.begin(), digits.end());
-  return digits;
-}
-
 std::u16string capToBudget(std::u16string s, std::size_t budget) {
   if (s.size() <= budget) return s;
   // `slice(0, budget - 3)`: the engine's budgets are 200 or 400, but a negative end counts from
@@ -227,7 +217,11 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
         if (i > 0) out += u", ";
         out += paths[i];
       }
-      if (pathCount > 3) out += u" +" + decimal(pathCount - 3) + u" more";
+      if (pathCount > 3) {
+        out += u" +";
+        js::appendDecimal(out, pathCount - 3);
+        out += u" more";
+      }
     }
     for (View status : statuses) {
       if (!out.empty()) out += u" | ";
@@ -241,7 +235,9 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
   }
   out += u" | ... | ";
   if (lineCount > 0) out += js::trimView(last);
-  out += u" (" + decimal(lineCount) + u" lines)";
+  out += u" (";
+  js::appendDecimal(out, lineCount);
+  out += u" lines)";
   return capToBudget(std::move(out), budget);
 }
 

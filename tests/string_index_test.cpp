@@ -136,3 +136,21 @@ TEST_CASE("StringIndex searches a tree once keys collide on every unit's hash to
   for (int i = 0; i < 4; ++i) few.intern(numbered("k", i));
   CHECK(few.index.mode() == Mode::Sampled);
 }
+
+TEST_CASE("StringIndex::find answers without adding, in every mode") {
+  Interner sampled;
+  CHECK(sampled.index.find(u"absent") == cce::StringIndex::kAbsent);  // an empty table
+  sampled.intern(u"alpha");
+  sampled.intern(u"beta");
+  CHECK(sampled.index.find(u"beta") == 1);
+  CHECK(sampled.index.find(u"gamma") == cce::StringIndex::kAbsent);
+  CHECK(sampled.index.size() == 2);
+  CHECK(sampled.intern(u"gamma") == 2);  // find left no trace of it
+
+  Interner ordered(kCollidingHashes);
+  for (int i = 0; i < 200; ++i) ordered.intern(numbered("k", i));
+  REQUIRE(ordered.index.mode() == Mode::Ordered);
+  CHECK(ordered.index.find(numbered("k", 137)) == 137);
+  CHECK(ordered.index.find(u"k200") == cce::StringIndex::kAbsent);
+  CHECK(ordered.index.size() == 200);
+}

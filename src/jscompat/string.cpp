@@ -70,4 +70,14 @@ U16 fromAscii(std::string_view ascii) {
   return out;
 }
 
+void appendDecimal(U16& out, std::uint64_t n) {
+  char16_t digits[20];
+  std::size_t at = 20;
+  do {
+    digits[--at] = static_cast<char16_t>(u'0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  out.append(digits + at, 20 - at);
+}
+
 }  // namespace cce::js
