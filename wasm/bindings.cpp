@@ -22,8 +22,7 @@ std::string_view bytes(std::uintptr_t pointer, std::size_t length) {
 // The envelope (or text) of the last call, read by JS straight from memory as {pointer, length}
 // (embind's std::string return scans every byte for NULs in JS, twice). Only an output buffer: it
 // is replaced by the next call and no call reads it. Every binding of this module takes and
-// returns numbers only, so its glue leaves out embind's std::string codec
-// (wasm/compress_module_types.js).
+// returns numbers only: embind_types.cpp registers just those types.
 std::string answer;
 std::uint32_t answerView[2];
 

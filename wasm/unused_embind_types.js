@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// A JS library (--js-library) that replaces the glue of embind's built-in types the bindings never
-// use with no-ops. libembind registers every built-in type at start-up; the glue of std::wstring,
-// std::u16string and std::u32string (UTF-16/32 codecs), emscripten::val (the handle table) and the
-// typed-array memory views is 0.7 KB gzip that no call of ours can reach: every binding takes and
-// returns integers, doubles or std::string. Binding one of these types would now fail at start-up
+// A JS library (--js-library) for the session module, which links all of libembind: it replaces
+// the glue of the built-in types its bindings never use with no-ops. libembind registers every
+// built-in type at start-up; the glue of std::wstring, std::u16string and std::u32string
+// (UTF-16/32 codecs), emscripten::val (the handle table) and the typed-array memory views is
+// 0.7 KB gzip that no call of ours can reach: every binding takes and returns integers, doubles or
+// std::string. (The compress modules register only their own types: embind_types.cpp.) Binding one of these types would now fail at start-up
 // with embind's "unbound type" error, which every test that loads a module would report.
 mergeInto(LibraryManager.library, {
   _embind_register_std_wstring: function() {},
