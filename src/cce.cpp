@@ -2,6 +2,7 @@
 // Public entry points: compress dispatch, and the JSON and bytes envelope APIs (pending protocol).
 #include "cce.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -157,7 +158,15 @@ void writeCompressPlan(W& w, const CompressResult& result) {
   }
   w.endArray();
   w.key(AnswerKey::compression);
-  w.value(compressionValue(result.compression));
+  w.beginObject();
+  const CompressionFields compression = compressionFields(result.compression);
+  for (std::size_t i = 0; i < compression.count; ++i) {
+    w.key(compression.fields[i].key);
+    // As JSON.stringify writes a non-finite number (the JSON form writes null for it too).
+    const double value = compression.fields[i].value;
+    std::isfinite(value) ? w.number(value) : w.null();
+  }
+  w.endObject();
   w.key(AnswerKey::verbatim);
   w.beginArray();
   for (const VerbatimEntry& v : result.verbatim) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <unordered_map>
 
 #include "compiler.h"
@@ -370,30 +371,32 @@ Value materializeMessage(const OutputMessage& out, const std::vector<json::Value
   return message;
 }
 
+CompressionFields compressionFields(const CompressionStats& s) {
+  CompressionFields out;
+  auto add = [&out](AnswerKey key, double value) { out.fields[out.count++] = {key, value}; };
+  add(AnswerKey::original_version, s.originalVersion);
+  add(AnswerKey::ratio, s.ratio);
+  add(AnswerKey::token_ratio, s.tokenRatio);
+  add(AnswerKey::messages_compressed, static_cast<double>(s.messagesCompressed));
+  add(AnswerKey::messages_preserved, static_cast<double>(s.messagesPreserved));
+  const std::pair<AnswerKey, std::size_t> optional[] = {
+      {AnswerKey::messages_deduped, s.messagesDeduped},
+      {AnswerKey::messages_fuzzy_deduped, s.messagesFuzzyDeduped},
+      {AnswerKey::messages_truncated, s.messagesTruncated},
+      {AnswerKey::messages_omitted, s.messagesOmitted},
+  };
+  for (const auto& [key, count] : optional) {
+    if (count > 0) add(key, static_cast<double>(count));
+  }
+  return out;
+}
+
 Value compressionValue(const CompressionStats& s) {
   Value compression = Value::object();
-  compression.members.push_back({u"original_version", Value::fromNumber(s.originalVersion)});
-  compression.members.push_back({u"ratio", Value::fromNumber(s.ratio)});
-  compression.members.push_back({u"token_ratio", Value::fromNumber(s.tokenRatio)});
-  compression.members.push_back(
-      {u"messages_compressed", Value::fromNumber(static_cast<double>(s.messagesCompressed))});
-  compression.members.push_back(
-      {u"messages_preserved", Value::fromNumber(static_cast<double>(s.messagesPreserved))});
-  if (s.messagesDeduped > 0) {
+  const CompressionFields fields = compressionFields(s);
+  for (std::size_t i = 0; i < fields.count; ++i) {
     compression.members.push_back(
-        {u"messages_deduped", Value::fromNumber(static_cast<double>(s.messagesDeduped))});
-  }
-  if (s.messagesFuzzyDeduped > 0) {
-    compression.members.push_back(
-        {u"messages_fuzzy_deduped", Value::fromNumber(static_cast<double>(s.messagesFuzzyDeduped))});
-  }
-  if (s.messagesTruncated > 0) {
-    compression.members.push_back(
-        {u"messages_truncated", Value::fromNumber(static_cast<double>(s.messagesTruncated))});
-  }
-  if (s.messagesOmitted > 0) {
-    compression.members.push_back(
-        {u"messages_omitted", Value::fromNumber(static_cast<double>(s.messagesOmitted))});
+        {U16(answerKeyName(fields.fields[i].key)), Value::fromNumber(fields.fields[i].value)});
   }
   return compression;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "answer_writer.h"
 #include "json/value.h"
 #include "status.h"
 #include "types.h"
@@ -40,8 +41,20 @@ Result<ParsedMessages> consumeMessages(json::Value* messages, const char* apiNam
 /// Reads JSON options into `options` (hooks untouched). Unknown keys are ignored, as in JS.
 Result<bool> parseCompressOptions(const json::Value* options, CompressOptions& out);
 
-/// The `compression` object of a compress() result (key order of spec §1.5; counts that are zero
-/// and optional in the reference are left out, as it leaves them out).
+/// The fields of the `compression` object of a compress() result, in the key order of spec §1.5;
+/// counts that are zero and optional in the reference are left out, as it leaves them out. The
+/// one description behind the JSON result (compressionValue) and the wasm plan (cce.cpp).
+struct CompressionFields {
+  struct Field {
+    AnswerKey key;
+    double value;
+  };
+  Field fields[9];
+  std::size_t count = 0;
+};
+CompressionFields compressionFields(const CompressionStats& stats);
+
+/// The `compression` object as a JSON value.
 json::Value compressionValue(const CompressionStats& stats);
 
 /// Builds the JSON result object of compress() from its plan (key orders of spec §1.5/§1.6).
