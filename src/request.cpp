@@ -21,6 +21,13 @@ namespace {
 
 // `{...v}` as JavaScript spreads it: objects copy their members, arrays and strings their indices,
 // every other value contributes nothing.
+// The key of the i-th element, as the spread writes it.
+U16 indexKey(std::size_t i) {
+  U16 key;
+  js::appendDecimal(key, i);
+  return key;
+}
+
 std::vector<json::Member> spreadOf(const Value* v) {
   std::vector<json::Member> out;
   if (!v) return out;
@@ -28,11 +35,11 @@ std::vector<json::Member> spreadOf(const Value* v) {
   if (v->isArray()) {
     out.reserve(v->items.size());
     for (std::size_t i = 0; i < v->items.size(); ++i) {
-      out.push_back({js::fromAscii(std::to_string(i)), v->items[i]});
+      out.push_back({indexKey(i), v->items[i]});
     }
   } else if (v->isString()) {
     for (std::size_t i = 0; i < v->string.size(); ++i) {
-      out.push_back({js::fromAscii(std::to_string(i)), Value::fromString(U16(1, v->string[i]))});
+      out.push_back({indexKey(i), Value::fromString(U16(1, v->string[i]))});
     }
   }
   return out;
@@ -231,7 +238,7 @@ Result<ParsedMessages> parseMessagesWith(const Value* messages, const char* apiN
   parsed.views.reserve(messages->items.size());
   for (std::size_t i = 0; i < messages->items.size(); ++i) {
     const Value& item = messages->items[i];
-    const std::string index = std::to_string(i);
+    const std::string index = js::decimalAscii(i);
     // typeof [] === "object", so arrays pass this check in the reference (and then lack an id).
     if (!item.isObject() && !item.isArray()) {
       return invalid(api + "(): messages[" + index + "] must be an object", "/messages/" + index);
@@ -277,7 +284,7 @@ Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {
       const Value& role = preserve->items[i];
       if (!role.isString()) {
         return invalid("options.preserve must be an array of role names",
-                       "/options/preserve/" + std::to_string(i));
+                       "/options/preserve/" + js::decimalAscii(i));
       }
       out.preserve.push_back(role.string);
     }

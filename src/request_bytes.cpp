@@ -20,7 +20,7 @@ CCE_COLD Error malformed(const char* what) {
 // `<call>(): messages[i]<what>` at `/messages/i<pathSuffix>`: built only for the first error.
 CCE_COLD Error messageError(const char* call, std::uint32_t i, const char* what,
                             const char* pathSuffix) {
-  const std::string index = std::to_string(i);
+  const std::string index = js::decimalAscii(i);
   return invalid(std::string(call) + "(): messages[" + index + "]" + what,
                  "/messages/" + index + pathSuffix);
 }

@@ -6,11 +6,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <string>
 
 #include "compiler.h"
+#include "jscompat/string.h"
 #include "json_io.h"
+#include "string_index.h"
 
 namespace cce {
 
@@ -18,8 +19,10 @@ using json::Value;
 
 namespace {
 
-std::string at(std::size_t i) { return "compress(): messages[" + std::to_string(i) + "]"; }
-std::string pointer(std::size_t i) { return "/messages/" + std::to_string(i); }
+std::string at(std::size_t i) {
+  return "compress(): messages[" + js::decimalAscii(i) + "]";
+}
+std::string pointer(std::size_t i) { return "/messages/" + js::decimalAscii(i); }
 
 // Chat APIs accept a string or a list of typed parts; `null` (or no content) only on an assistant
 // turn that carries tool calls. Anything else is counted as "" by the engine and would pass
@@ -34,9 +37,9 @@ Result<bool> checkContent(const Message& message, std::size_t i) {
                      pointer(i) + "/content");
     case Message::ContentKind::Array:
       if (!message.badPart) return true;
-      return invalid(at(i) + ".content[" + std::to_string(*message.badPart) +
+      return invalid(at(i) + ".content[" + js::decimalAscii(*message.badPart) +
                          "] must be a content part (an object with a string \"type\")",
-                     pointer(i) + "/content/" + std::to_string(*message.badPart));
+                     pointer(i) + "/content/" + js::decimalAscii(*message.badPart));
     case Message::ContentKind::Other:
       break;
   }
@@ -45,14 +48,18 @@ Result<bool> checkContent(const Message& message, std::size_t i) {
 }
 
 Result<bool> checkMessages(const std::vector<Message>& views) {
-  std::map<std::u16string_view, std::size_t> firstUse;
+  // Distinct ids in order of first use, and where each was first used.
+  std::vector<std::size_t> firstUse;
+  StringIndex ids([&](std::uint32_t id) { return std::u16string_view(views[firstUse[id]].idKey); });
   for (std::size_t i = 0; i < views.size(); ++i) {
     const Message& message = views[i];
     // Ids key the verbatim store: 1 and "1" would collide there, so only strings are accepted.
     if (!message.id.isString()) return invalid(at(i) + ".id must be a string", pointer(i) + "/id");
-    auto [it, inserted] = firstUse.emplace(std::u16string_view(message.idKey), i);
-    if (!inserted) {
-      return invalid(at(i) + ".id duplicates messages[" + std::to_string(it->second) +
+    const std::uint32_t id = ids.intern(message.idKey);
+    if (id == firstUse.size()) {
+      firstUse.push_back(i);
+    } else {
+      return invalid(at(i) + ".id duplicates messages[" + js::decimalAscii(firstUse[id]) +
                          "].id (ids must be unique: they key the verbatim store)",
                      pointer(i) + "/id");
     }
@@ -248,7 +255,9 @@ namespace {
 // Byte counts are whole numbers: a request of `size` bytes is over a limit exactly when it is over
 // the limit's whole part, which is what the message names. (Whole numbers also need no JS number
 // formatting, which the compress module would otherwise carry for this one message.)
-std::string wholeBytes(double n) { return std::to_string(static_cast<std::uint64_t>(std::floor(n))); }
+std::string wholeBytes(double n) {
+  return js::decimalAscii(static_cast<std::uint64_t>(std::floor(n)));
+}
 
 Result<bool> checkSize(double size, std::optional<double> given) {
   double limit = kDefaultMaxInputBytes;

@@ -70,14 +70,31 @@ U16 fromAscii(std::string_view ascii) {
   return out;
 }
 
-void appendDecimal(U16& out, std::uint64_t n) {
-  char16_t digits[20];
+namespace {
+
+// Writes the digits of n at the end of `digits` (20 fit any uint64); returns where they start.
+template <typename Char>
+std::size_t writeDecimal(std::uint64_t n, Char (&digits)[20]) {
   std::size_t at = 20;
   do {
-    digits[--at] = static_cast<char16_t>(u'0' + n % 10);
+    digits[--at] = static_cast<Char>('0' + n % 10);
     n /= 10;
   } while (n != 0);
+  return at;
+}
+
+}  // namespace
+
+void appendDecimal(U16& out, std::uint64_t n) {
+  char16_t digits[20];
+  const std::size_t at = writeDecimal(n, digits);
   out.append(digits + at, 20 - at);
+}
+
+std::string decimalAscii(std::uint64_t n) {
+  char digits[20];
+  const std::size_t at = writeDecimal(n, digits);
+  return std::string(digits + at, 20 - at);
 }
 
 }  // namespace cce::js

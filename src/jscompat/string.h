@@ -81,6 +81,9 @@ U16 fromAscii(std::string_view ascii);
 /// Appends the decimal digits of `n` (what `String(n)` writes for a whole number below 2^53, and
 /// for any uint64 the digits of its exact value).
 void appendDecimal(U16& out, std::uint64_t n);
+/// The same digits as ASCII, for error messages and JSON pointers (std::to_string's formatter
+/// would be a second one in the wasm module).
+std::string decimalAscii(std::uint64_t n);
 
 /// `String.prototype.toLowerCase` with full Unicode mappings, including SpecialCasing
 /// (U+0130 → "i̇") and the final-sigma rule (spec §12.10). Works on code points; lone surrogates
