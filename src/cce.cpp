@@ -246,7 +246,8 @@ struct HostHooks {
   std::vector<double> counts;
   StringIndex countIndex{[this](std::uint32_t i) { return std::u16string_view(countKeys[i]); }};
   std::vector<PendingCount> pendingCounts;
-  StringIndex pendingIndex{[this](std::uint32_t i) { return std::u16string_view(pendingCounts[i].key); }};
+  StringIndex pendingIndex{
+      [this](std::uint32_t i) { return std::u16string_view(pendingCounts[i].key); }};
 
   HostHooks() = default;
   HostHooks(const HostHooks&) = delete;  // the indices read this object's keys

@@ -4,8 +4,9 @@
 // built-in type at start-up; the glue of std::wstring, std::u16string and std::u32string
 // (UTF-16/32 codecs), emscripten::val (the handle table) and the typed-array memory views is
 // 0.7 KB gzip that no call of ours can reach: every binding takes and returns integers, doubles or
-// std::string. (The compress modules register only their own types: embind_types.cpp.) Binding one of these types would now fail at start-up
-// with embind's "unbound type" error, which every test that loads a module would report.
+// std::string. Binding one of these types would throw embind's "unbound types" error when called,
+// which the tests that call every binding would report. (The compress modules register only their
+// own types: embind_types.cpp.)
 mergeInto(LibraryManager.library, {
   _embind_register_std_wstring: function() {},
   _embind_register_emval: function() {},

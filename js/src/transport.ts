@@ -774,7 +774,8 @@ export function estimateTextTokens(text: string): number {
 export function answerText(raw: CceModule, view: number): string {
   const at = view >>> 2;
   const start = raw.HEAPU32[at] as number;
-  return String.fromCharCode(...raw.HEAPU8.subarray(start, start + (raw.HEAPU32[at + 1] as number)));
+  const length = raw.HEAPU32[at + 1] as number;
+  return String.fromCharCode(...raw.HEAPU8.subarray(start, start + length));
 }
 
 /** @internal The engine's version string. */
