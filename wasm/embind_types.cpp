@@ -40,7 +40,7 @@ __attribute__((constructor)) void registerBindingTypes() {
 // embind.js asks for a type's name when it reports an unbound type (and frees the copy). These
 // modules identify types without RTTI (EMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0, set by
 // wasm/CMakeLists.txt), so a type has no name to give: RTTI would bring libc++abi's type_info
-// classes and their virtual functions (0.5 KB gzip) for an error message.
+// classes and their virtual functions (0.8 KB gzip) for an error message.
 extern "C" EMSCRIPTEN_KEEPALIVE const char* __getTypeName(const void*) {
   return strdup("a type wasm/embind_types.cpp does not register");
 }
