@@ -317,4 +317,20 @@ TEST_SUITE("jscompat_string") {
     for (char32_t cp = 0x10000; cp <= 0x10FFFF; cp += 0x3FF) all += fromCodePoint(cp);
     CHECK(cce::js::fromUtf8(cce::js::toUtf8(all)) == all);
   }
+  TEST_CASE("decimal digits as String(n) writes whole numbers, up to the largest uint64") {
+    U16 out = u"n=";
+    cce::js::appendDecimal(out, 0);
+    out += u',';
+    cce::js::appendDecimal(out, 7);
+    out += u',';
+    cce::js::appendDecimal(out, 1000);
+    out += u',';
+    cce::js::appendDecimal(out, 9007199254740991ull);  // Number.MAX_SAFE_INTEGER
+    out += u',';
+    cce::js::appendDecimal(out, UINT64_MAX);
+    CHECK(out == u"n=0,7,1000,9007199254740991,18446744073709551615");
+    CHECK(cce::js::decimalAscii(0) == "0");
+    CHECK(cce::js::decimalAscii(42) == "42");
+    CHECK(cce::js::decimalAscii(UINT64_MAX) == "18446744073709551615");
+  }
 }

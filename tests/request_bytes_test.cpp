@@ -589,4 +589,31 @@ TEST_SUITE("request_bytes") {
   }
 }
 
+TEST_SUITE("request") {
+  TEST_CASE("the compression object: the reference's key order, optional counts only when set") {
+    CompressionStats stats;
+    stats.originalVersion = 2;
+    stats.ratio = 1.5;
+    stats.tokenRatio = 1.25;
+    stats.messagesCompressed = 3;
+    stats.messagesPreserved = 4;
+    CHECK(js::toJson(compressionValue(stats)) ==
+          R"({"original_version":2,"ratio":1.5,"token_ratio":1.25,"messages_compressed":3,)"
+          R"("messages_preserved":4})");
+    stats.messagesFuzzyDeduped = 1;
+    stats.messagesOmitted = 5;
+    const CompressionFields fields = compressionFields(stats);
+    REQUIRE(fields.count == 7);
+    CHECK(fields.fields[5].key == AnswerKey::messages_fuzzy_deduped);
+    CHECK(fields.fields[6].key == AnswerKey::messages_omitted);
+    CHECK(fields.fields[6].value == 5);
+    stats.messagesDeduped = 2;
+    stats.messagesTruncated = 6;
+    CHECK(js::toJson(compressionValue(stats)) ==
+          R"({"original_version":2,"ratio":1.5,"token_ratio":1.25,"messages_compressed":3,)"
+          R"("messages_preserved":4,"messages_deduped":2,"messages_fuzzy_deduped":1,)"
+          R"("messages_truncated":6,"messages_omitted":5})");
+  }
+}
+
 }  // namespace cce
