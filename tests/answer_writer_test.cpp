@@ -21,6 +21,22 @@ namespace {
 
 using json::Value;
 
+// The single-quoted strings of the TypeScript array that follows `opening` in js/src/`file`.
+std::vector<std::string> jsList(const char* file, const char* opening) {
+  std::string source;
+  REQUIRE(cli::readFile(std::string(CCE_SOURCE_DIR) + "/js/src/" + file, source));
+  const std::size_t start = source.find(opening);
+  REQUIRE(start != std::string::npos);
+  const std::size_t end = source.find(']', start);
+  std::vector<std::string> items;
+  for (std::size_t at = source.find('\'', start); at < end; at = source.find('\'', at + 1)) {
+    const std::size_t close = source.find('\'', at + 1);
+    items.push_back(source.substr(at + 1, close - at - 1));
+    at = close;
+  }
+  return items;
+}
+
 // The same sequence of writes through both writers.
 template <class W>
 std::string writeSample() {
@@ -195,22 +211,23 @@ TEST_SUITE("answer_writer") {
   }
 
   TEST_CASE("the key vocabulary is the one js/src/transport.ts decodes with") {
-    std::string source;
-    REQUIRE(cli::readFile(std::string(CCE_SOURCE_DIR) + "/js/src/transport.ts", source));
-    const std::size_t start = source.find("ANSWER_KEYS = [");
-    REQUIRE(start != std::string::npos);
-    const std::size_t end = source.find(']', start);
-    std::vector<std::u16string> jsKeys;
-    for (std::size_t at = source.find('\'', start); at < end; at = source.find('\'', at + 1)) {
-      const std::size_t close = source.find('\'', at + 1);
-      jsKeys.push_back(js::fromUtf8(source.substr(at + 1, close - at - 1)));
-      at = close;
-    }
+    const std::vector<std::string> jsKeys = jsList("transport.ts", "ANSWER_KEYS = [");
     const std::vector<std::u16string_view>& names = answerKeyNames();
     REQUIRE(jsKeys.size() == names.size());
     for (std::size_t i = 0; i < names.size(); ++i) {
       CAPTURE(i);
-      CHECK(jsKeys[i] == names[i]);
+      CHECK(js::fromUtf8(jsKeys[i]) == names[i]);
+    }
+  }
+
+  TEST_CASE("the error vocabulary is the one js/src/errors.ts exports as ERROR_CODES") {
+    // The wasm module does not carry the list: the JS layer types every code it can receive.
+    const std::vector<std::string> jsCodes = jsList("errors.ts", "ERROR_CODES = [");
+    const std::vector<ErrorCode> codes = allErrorCodes();
+    REQUIRE(jsCodes.size() == codes.size());
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+      CAPTURE(i);
+      CHECK(jsCodes[i] == errorCodeName(codes[i]));
     }
   }
 

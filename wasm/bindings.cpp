@@ -49,7 +49,6 @@ EMSCRIPTEN_BINDINGS(cce) {
     return cce::estimateTokens({reinterpret_cast<const char16_t*>(pointer), length});
   });
   // Texts, located like the envelopes (ASCII).
-  emscripten::function("errorCodesJson", +[] { return keep(cce::errorCodesJson()); });
   emscripten::function("version", +[] { return keep(cce::version()); });
   // "size" (cce.wasm) or "speed" (cce-fast.wasm): which build of the same engine is loaded.
   emscripten::function("build", +[] { return keep(CCE_WASM_BUILD); });

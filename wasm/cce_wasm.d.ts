@@ -38,8 +38,6 @@ export interface CceModule extends CceModuleArg {
   estimateTokensUtf16(pointer: number, length: number): number;
   // The texts below come back located like the envelopes: the address of {pointer, length} of
   // ASCII bytes, valid until the next call (transport.ts answerText reads them).
-  /** JSON array of the error codes, e.g. `["InvalidJson", ...]`. */
-  errorCodesJson(): number;
   version(): number;
   /** "size" for cce.wasm, "speed" for cce-fast.wasm (the same engine built for speed). */
   build(): number;

@@ -2,7 +2,7 @@
 // The one error vocabulary of the engine, as a typed JS exception.
 
 /**
- * Every error code the engine can report; equal to the C++ `errorCodesJson()` (a test checks it).
+ * Every error code the engine can report; equal to the C++ `ErrorCode` names (a test checks it).
  * - `InvalidJson`: a request is not JSON (not reachable through this API unless it has a bug).
  * - `InvalidInput`: bad arguments; the reference's `TypeError` cases keep their exact text.
  * - `InputTooLarge`: over a size or depth limit, or the wasm heap is exhausted.

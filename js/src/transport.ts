@@ -34,7 +34,6 @@ export const RAW_FUNCTIONS = [
   'compressBytes',
   'uncompressBytes',
   'estimateTokensUtf16',
-  'errorCodesJson',
   'version',
   'build',
   'debugTrap',
@@ -790,11 +789,6 @@ export function engineBuild(): string {
   return answerText(raw, raw.build());
 }
 
-/** @internal The engine's error vocabulary (tests compare it with ERROR_CODES). */
-export function engineErrorCodes(): string[] {
-  const raw = engine();
-  return JSON.parse(answerText(raw, raw.errorCodesJson())) as string[];
-}
 
 /** @internal Makes the engine execute `unreachable` (tests of trap recovery). */
 export function debugTrap(): void {
