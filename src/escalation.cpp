@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "budget.h"
+#include "callback.h"
 #include "code_split.h"
 #include "dedup.h"
 #include "entities.h"
@@ -94,9 +95,9 @@ struct Scan {
     return committed + (open && open->carrier ? open->stubTokens - open->tokens : 0);
   }
 
-  // `price(run)` sets run.stubTokens.
-  template <typename Price>
-  void advance(Price&& price) {
+  // `price(run)` sets run.stubTokens. (A Callback, not a template: the scan runs with three
+  // pricings, and one compiled loop serves them all.)
+  void advance(const Callback<void(Run&)>& price) {
     for (; next < units.size() && total() > budget; ++next) {
       const Unit& unit = units[next];
       if (!unit.stubbable) {
