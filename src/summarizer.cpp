@@ -444,8 +444,9 @@ void appendByScore(const std::vector<Unit>& units, bool primary, std::vector<con
   const auto begin = pool.begin() + static_cast<std::ptrdiff_t>(from);
   constexpr int kCountingRange = 256;
   if (maxScore >= kCountingRange) {
+    // Both of this file's sorts pass function pointers (`+[]`), so they share one compiled sort.
     js::stableSort(pool.data() + from, pool.data() + pool.size(),
-                   [](const Unit* a, const Unit* b) { return a->score > b->score; });
+                   +[](const Unit* a, const Unit* b) { return a->score > b->score; });
     return;
   }
   std::size_t starts[kCountingRange + 1];  // starts[k]: first slot of score maxScore - k
@@ -494,7 +495,7 @@ std::u16string selectUnits(View text, std::size_t budget, const std::vector<Unit
     return out;
   }
 
-  js::stableSort(selected, [](const Unit* a, const Unit* b) { return a->index < b->index; });
+  js::stableSort(selected, +[](const Unit* a, const Unit* b) { return a->index < b->index; });
   std::u16string out;
   out.reserve(static_cast<std::size_t>(used));
   for (std::size_t i = 0; i < selected.size(); ++i) {
