@@ -124,12 +124,16 @@ GroupOutcome summarizeCodeSplit(const std::vector<Message>& messages, std::size_
   return outcome;
 }
 
-// Deterministic outcomes do not depend on the recency window, so a budget search may reuse them;
-// a host summarizer must be asked again on every run, as the reference does.
-template <typename Compute>
-const GroupOutcome& memoized(PipelineMemo* memo, std::size_t begin, std::size_t end,
-                             const CompressOptions& options, GroupOutcome& scratch,
-                             Compute&& compute) {
+// The outcome of summarising messages [begin, end): a code-split message (end = begin + 1) or a
+// group. Deterministic outcomes do not depend on the recency window, so a budget search may reuse
+// them; a host summarizer must be asked again on every run, as the reference does.
+const GroupOutcome& summarized(const std::vector<Message>& messages, std::size_t begin,
+                               std::size_t end, bool codeSplit, const CompressOptions& options,
+                               PipelineMemo* memo, GroupOutcome& scratch, bool& pending) {
+  auto compute = [&] {
+    return codeSplit ? summarizeCodeSplit(messages, begin, options, pending)
+                     : summarizeGroup(messages, begin, end, options, pending);
+  };
   if (!memo || options.summarizer) {
     scratch = compute();
     return scratch;
@@ -383,9 +387,8 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
         break;
       }
       case MessageClass::CodeSplit: {
-        const GroupOutcome& outcome = memoized(memo, i, i + 1, options, scratch, [&] {
-          return summarizeCodeSplit(messages, i, options, pending);
-        });
+        const GroupOutcome& outcome =
+            summarized(messages, i, i + 1, true, options, memo, scratch, pending);
         if (outcome.reverted) {
           keep(i);
         } else {
@@ -404,9 +407,8 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
         }
         // Code-split outcomes are keyed (i, i+1) too, but a message is either code-split or
         // compressible for every window, so the keys never collide.
-        const GroupOutcome& outcome = memoized(memo, i, end, options, scratch, [&] {
-          return summarizeGroup(messages, i, end, options, pending);
-        });
+        const GroupOutcome& outcome =
+            summarized(messages, i, end, false, options, memo, scratch, pending);
         if (outcome.reverted) {
           for (std::size_t k = i; k < end; ++k) keep(k);
         } else {
