@@ -75,7 +75,7 @@ void JsonAnswer::number(double d) {
 
 void JsonAnswer::index(std::size_t n) {
   beforeValue();
-  out_ += std::to_string(n);
+  out_ += js::decimalAscii(n);
 }
 
 void JsonAnswer::string(std::u16string_view s) {

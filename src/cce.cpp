@@ -605,9 +605,9 @@ std::string uncompressJson(std::string_view requestText) {
   for (std::size_t i = 0; i < n; ++i) {
     const Value& item = messages->items[i];
     if (item.isNull()) {
-      return errorEnvelope(invalid("uncompress(): messages[" + std::to_string(i) +
+      return errorEnvelope(invalid("uncompress(): messages[" + js::decimalAscii(i) +
                                        "] must be an object",
-                                   "/messages/" + std::to_string(i)));
+                                   "/messages/" + js::decimalAscii(i)));
     }
     call.views.push_back(describeMessage(item));
   }

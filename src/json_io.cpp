@@ -223,7 +223,7 @@ class Builder {
 
 Error invalidJson(std::string what, std::size_t offset) {
   return Error{ErrorCode::InvalidJson,
-               "Invalid JSON: " + what + " (at byte offset " + std::to_string(offset) + ")", ""};
+               "Invalid JSON: " + what + " (at byte offset " + js::decimalAscii(offset) + ")", ""};
 }
 
 }  // namespace
@@ -244,8 +244,8 @@ Result<json::Value> parseJson(std::string_view utf8Text) {
     switch (builder.failure) {
       case Failure::TooDeep:
         return Error{ErrorCode::InputTooLarge,
-                     "JSON nesting is deeper than the limit of " + std::to_string(kMaxJsonDepth) +
-                         " levels (at byte offset " + std::to_string(offset) + ")",
+                     "JSON nesting is deeper than the limit of " + js::decimalAscii(kMaxJsonDepth) +
+                         " levels (at byte offset " + js::decimalAscii(offset) + ")",
                      ""};
       case Failure::OutOfRange:
         return invalidJson("number out of range", offset);

@@ -13,6 +13,7 @@
 #include "compaction/model.h"
 #include "compaction/projection.h"
 #include "compaction/providers.h"
+#include "jscompat/string.h"
 #include "jscompat/json_writer.h"
 #include "json_io.h"
 
@@ -71,7 +72,7 @@ CompactionBenchRow benchFile(const CompactionBenchInput& file, int repeats) {
     for (std::size_t i = 0; i < all.items.size(); ++i) {
       Result<Value> doc = fromOpenAI(all.items[i], "");
       if (!doc) {
-        row.error = "conversation " + std::to_string(i) + ": " + doc.error().message;
+        row.error = "conversation " + js::decimalAscii(i) + ": " + doc.error().message;
         return row;
       }
       prepared[i].messages = &all.items[i];

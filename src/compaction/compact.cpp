@@ -276,9 +276,9 @@ Result<std::pair<std::size_t, std::size_t>> resolveRange(const Conversation& c,
   const long long a = std::max(from.value(), 0LL);
   const long long b = std::min(to.value(), static_cast<long long>(n) - 1);
   if (a > b) {
-    return invalid("the range is empty: from resolves to turn " + std::to_string(from.value()) +
-                       " and to resolves to turn " + std::to_string(to.value()) + " of " +
-                       std::to_string(n) + " turns",
+    return invalid("the range is empty: from resolves to turn " + js::decimalAscii(from.value()) +
+                       " and to resolves to turn " + js::decimalAscii(to.value()) + " of " +
+                       js::decimalAscii(n) + " turns",
                    "");
   }
   return std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b));
@@ -390,8 +390,8 @@ Result<CompactOutcome> createCompaction(const Conversation& c, const CompactRequ
     out.extended = from != out.requestedFrom || to != out.requestedTo;
     if (summary == Summary::Given) {
       if (out.extended) {
-        return invalid("the summary range must extend to turns " + std::to_string(from) + ".." +
-                           std::to_string(to) +
+        return invalid("the summary range must extend to turns " + js::decimalAscii(from) + ".." +
+                           js::decimalAscii(to) +
                            " to cover an overlapping summary; a given summary text would not "
                            "describe it (ask for a generated summary, or use that range)",
                        "/summary");

@@ -185,7 +185,7 @@ std::string runUndo(Value& request) {
     if (k < 0) k += static_cast<double>(n);
     if (n == 0 || k < 0 || k >= static_cast<double>(n)) {
       return errorEnvelope(
-          invalid("there is no compaction at that index (the log has " + std::to_string(n) + ")",
+          invalid("there is no compaction at that index (the log has " + js::decimalAscii(n) + ")",
                   "/index"));
     }
     index = static_cast<std::size_t>(k);

@@ -320,9 +320,9 @@ Result<Compaction> readCompaction(const Value& object, std::size_t turnCount,
   c.fromTurn = static_cast<std::size_t>(from->number);
   c.toTurn = static_cast<std::size_t>(to->number);
   if (c.fromTurn > c.toTurn || c.toTurn >= turnCount) {
-    return invalid("the compaction covers turns " + std::to_string(c.fromTurn) + ".." +
-                       std::to_string(c.toTurn) + " but the conversation has " +
-                       std::to_string(turnCount) + " turns",
+    return invalid("the compaction covers turns " + js::decimalAscii(c.fromTurn) + ".." +
+                       js::decimalAscii(c.toTurn) + " but the conversation has " +
+                       js::decimalAscii(turnCount) + " turns",
                    path);
   }
   if (const Value* at = object.find(u"atTurn"); at != nullptr && !at->isNull()) {
@@ -376,7 +376,7 @@ Result<Conversation> readConversation(const Value& document, const std::string& 
   };
   for (std::size_t t = 0; t < turns->items.size(); ++t) {
     const Value& turn = turns->items[t];
-    const std::string turnPath = path + "/turns/" + std::to_string(t);
+    const std::string turnPath = path + "/turns/" + js::decimalAscii(t);
     if (!turn.isObject()) return invalid("a turn must be an object", turnPath);
     const Value* events = turn.find(u"events");
     if (events == nullptr || !events->isArray()) {
@@ -392,7 +392,7 @@ Result<Conversation> readConversation(const Value& document, const std::string& 
     c.turnBegin.push_back(c.events.size());
     for (std::size_t i = 0; i < events->items.size(); ++i) {
       const Value& event = events->items[i];
-      const std::string eventPath = turnPath + "/events/" + std::to_string(i);
+      const std::string eventPath = turnPath + "/events/" + js::decimalAscii(i);
       if (!event.isObject()) return invalid("an event must be an object", eventPath);
       const std::u16string* type = stringMember(event, u"type");
       const TypeName* found = nullptr;
@@ -425,8 +425,8 @@ Result<Conversation> readConversation(const Value& document, const std::string& 
       return invalid("conversation.compactions must be an array", path + "/compactions");
     }
     for (std::size_t k = 0; k < log->items.size(); ++k) {
-      Result<Compaction> read =
-          readCompaction(log->items[k], c.turnCount(), path + "/compactions/" + std::to_string(k));
+      Result<Compaction> read = readCompaction(log->items[k], c.turnCount(),
+                                               path + "/compactions/" + js::decimalAscii(k));
       if (!read) return read.error();
       c.compactions.push_back(std::move(read.value()));
       c.compactionObjects.push_back(&log->items[k]);

@@ -506,7 +506,7 @@ Result<Value> fromOpenAI(const Value& messages, const std::string& path) {
   records.items.reserve(messages.items.size());
   for (std::size_t k = 0; k < messages.items.size(); ++k) {
     const Value& m = messages.items[k];
-    const std::string at = path + "/" + std::to_string(k);
+    const std::string at = path + "/" + js::decimalAscii(k);
     if (!m.isObject()) return invalid("a message must be an object", at);
     Value tmpl = m;
     Value moved = Value::array();
@@ -609,7 +609,7 @@ Result<Value> fromAnthropic(const Value& messages, const Value* system, const st
   records.items.reserve(messages.items.size());
   for (std::size_t k = 0; k < messages.items.size(); ++k) {
     const Value& m = messages.items[k];
-    const std::string at = path + "/" + std::to_string(k);
+    const std::string at = path + "/" + js::decimalAscii(k);
     if (!m.isObject()) return invalid("a message must be an object", at);
     const std::u16string* role = stringMember(m, u"role");
     const bool assistant = role != nullptr && *role == u"assistant";

@@ -28,7 +28,7 @@ constexpr std::size_t kToolNamesInStats = 8;
 
 U16 u16(const std::string& ascii) { return js::fromAscii(ascii); }
 std::string num(double d) { return js::numberToString(d); }
-std::string num(std::size_t d) { return std::to_string(d); }
+std::string num(std::size_t d) { return js::decimalAscii(d); }
 
 std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 1469598103934665603ull) {
   const unsigned char* p = static_cast<const unsigned char*>(data);

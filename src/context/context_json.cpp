@@ -202,7 +202,7 @@ Result<std::vector<Checkpoint>> parseCheckpoints(const Value* v, const std::stri
   if (!v || v->isNull()) return out;
   if (!v->isArray()) return invalid("state" + path.substr(6) + " must be an array", path);
   for (std::size_t i = 0; i < v->items.size(); ++i) {
-    Result<Checkpoint> cp = parseCheckpoint(v->items[i], path + "/" + std::to_string(i));
+    Result<Checkpoint> cp = parseCheckpoint(v->items[i], path + "/" + js::decimalAscii(i));
     if (!cp) return cp.error();
     out.push_back(std::move(cp.value()));
   }
@@ -305,8 +305,9 @@ Result<std::vector<Value>> takeMessages(Value& request, const char* op) {
   }
   for (std::size_t i = 0; i < list->items.size(); ++i) {
     if (!list->items[i].isObject()) {
-      return invalid(std::string(op) + "(): messages[" + std::to_string(i) + "] must be an object",
-                     "/messages/" + std::to_string(i));
+      const std::string index = js::decimalAscii(i);
+      return invalid(std::string(op) + "(): messages[" + index + "] must be an object",
+                     "/messages/" + index);
     }
   }
   return std::move(list->items);
@@ -422,8 +423,8 @@ Result<State> stateFromJson(Value&& v) {
     const Value& m = messages->items[i];
     const Value* role = m.isObject() ? m.find(u"role") : nullptr;
     if (!role || !role->isString()) {
-      return invalid("state.messages[" + std::to_string(i) + "] must be an object with a role",
-                     "/state/messages/" + std::to_string(i));
+      return invalid("state.messages[" + js::decimalAscii(i) + "] must be an object with a role",
+                     "/state/messages/" + js::decimalAscii(i));
     }
   }
   st.messages = std::move(messages->items);

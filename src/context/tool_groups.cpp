@@ -464,10 +464,10 @@ Result<RecoveredProgress> recoverProgress(const std::vector<Value>& visible, dou
   for (std::size_t i = 0; i < n; ++i) {
     if (isFolded(visible[i])) {
       return Error{ErrorCode::InvalidInput,
-                   "recover(): messages[" + std::to_string(i) +
+                   "recover(): messages[" + js::decimalAscii(i) +
                        "] is a folded tool-call chain; unfold the list first (progress is never "
                        "recovered from a folded view)",
-                   "/messages/" + std::to_string(i)};
+                   "/messages/" + js::decimalAscii(i)};
     }
   }
   for (std::size_t i = n; i-- > 0;) {

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "jscompat/shortest_digits.h"
+#include "jscompat/string.h"
 
 namespace cce::js {
 namespace detail {
@@ -478,7 +479,7 @@ std::string numberToString(double x) {
     int e = n - 1;
     out.push_back('e');
     out.push_back(e < 0 ? '-' : '+');
-    out += std::to_string(e < 0 ? -e : e);
+    out += js::decimalAscii(e < 0 ? -e : e);
   }
   return out;
 }
