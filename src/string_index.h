@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Interns UTF-16 strings as dense indices 0, 1, 2... in order of first appearance, for the dedup
-// stage (whole contents, normalised lines). An open-addressing table with stored hashes over keys
+// Interns UTF-16 strings as dense indices 0, 1, 2... in order of first appearance: dedup's whole
+// contents and normalised lines, the structured-output summary's paths, the default mode's ids,
+// the host's token-count keys. An open-addressing table with stored hashes over keys
 // the caller keeps: no node per key, no copy of the keys, and far less code than
 // std::unordered_map, whose instantiations (and __next_prime) cost the compress module ~1 KB gzip.
 #pragma once
