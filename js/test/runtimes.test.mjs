@@ -381,6 +381,8 @@ describe('Chromium', () => {
   const pages = {
     '/': join(root, 'js/test/browser.html'),
     '/session': join(root, 'js/test/session-browser.html'),
+    '/worker': join(root, 'js/test/worker.html'),
+    '/worker.js': join(root, 'js/test/worker.js'),
   };
   const inputs = { '/input.json': INPUT, '/session-input.json': SESSION_INPUT };
 
@@ -469,6 +471,18 @@ describe('Chromium', () => {
       });
     });
   }
+
+  test('a dedicated Web Worker on 127.0.0.1 imports the package and compresses', async (t) => {
+    await withChromium(t, async (open) => {
+      const { errors, report } = await open('/worker');
+      assert.equal(report.failure, undefined);
+      assert.deepEqual(errors, []);
+      assert.equal(report.inWorker, true);
+      assert.equal(report.build, 'size');
+      assert.equal(report.json, EXPECTED);
+      assert.equal(report.roundTrip, corpusCase.expected.roundtrip_ok);
+    });
+  });
 
   for (const via of ['init', 'entries']) {
     const how =
