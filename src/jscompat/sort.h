@@ -8,19 +8,27 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
 namespace cce::js {
 
+namespace detail {
+
+/** Compares the elements at `a` and `b` (word-sized values, stored as bytes) for `context`. */
+using WordLess = bool (*)(const void* context, const void* a, const void* b);
+
 /**
- * Sorts [first, last) by `less` (a strict weak order), keeping equal elements in their order:
- * insertion-sorted runs of 16, then bottom-up merges through one buffer. Elements are small
- * trivially copyable values: indices, ids, pointers.
+ * The merge sort below, compiled once for every element type of pointer size (indices, pointers:
+ * all the engine sorts on wasm32): elements move as bytes and compare through `less`, an indirect
+ * call instead of a copy of the sort per comparator (0.3 KB gzip of cce.wasm). In sort.cpp.
  */
+void stableSortWords(void* first, std::size_t n, WordLess less, const void* context);
+
+/** The sort for elements of any other size (native builds' 32-bit values). */
 template <typename T, typename Less>
-void stableSort(T* first, T* last, Less less) {
-  static_assert(std::is_trivially_copyable_v<T>, "stableSort moves plain values");
+void stableSortValues(T* first, T* last, Less less) {
   constexpr std::size_t kRun = 16;
   const std::size_t n = static_cast<std::size_t>(last - first);
   for (std::size_t lo = 0; lo < n; lo += kRun) {
@@ -51,6 +59,32 @@ void stableSort(T* first, T* last, Less less) {
     std::swap(from, to);
   }
   if (from != first) std::copy(from, from + n, first);
+}
+
+}  // namespace detail
+
+/**
+ * Sorts [first, last) by `less` (a strict weak order), keeping equal elements in their order:
+ * insertion-sorted runs of 16, then bottom-up merges through one buffer. Elements are small
+ * trivially copyable values: indices, ids, pointers.
+ */
+template <typename T, typename Less>
+void stableSort(T* first, T* last, Less less) {
+  static_assert(std::is_trivially_copyable_v<T>, "stableSort moves plain values");
+  if constexpr (sizeof(T) == sizeof(void*)) {
+    detail::stableSortWords(
+        first, static_cast<std::size_t>(last - first),
+        [](const void* context, const void* a, const void* b) {
+          T x;
+          T y;
+          std::memcpy(&x, a, sizeof x);
+          std::memcpy(&y, b, sizeof y);
+          return (*static_cast<const Less*>(context))(x, y);
+        },
+        &less);
+  } else {
+    detail::stableSortValues(first, last, less);
+  }
 }
 
 template <typename T, typename Less>
