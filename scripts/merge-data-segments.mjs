@@ -1,20 +1,15 @@
-#!/usr/bin/env node
 // SPDX-License-Identifier: MIT
-// Rewrites a wasm module's active data segments as one segment, in place: the bytes between
-// them become zeros, which is what that memory held anyway (a fresh wasm memory is zeroed).
+// Rewrites a wasm module's active data segments as one segment: the bytes between them become
+// zeros, which is what that memory held anyway (a fresh wasm memory is zeroed).
 //
 // Binaryen's memory packing (part of -O2 and up, which Emscripten runs at link time) splits the
 // data at every run of zeros long enough to pay for a segment header, which saves raw bytes:
 // cce.wasm had 142 segments. Served compressed, it is the other way round: zeros cost gzip next
 // to nothing, and 141 headers of offsets and lengths do not compress. One segment: -0.4 KB gzip
-// (+7 KB raw). wasm/CMakeLists.txt runs this after every link of a module.
+// (+7 KB raw). scripts/pack-wasm.mjs runs this after every link of a module.
 //
-//   node scripts/merge-data-segments.mjs FILE.wasm
-//
-// Refuses (throws; from the command line exit 1, file untouched) a module whose segments it cannot merge safely: passive
-// segments (memory.init and data.drop name them by index) or offsets that are not constants.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+// Refuses (throws) a module whose segments it cannot merge safely: passive segments
+// (memory.init and data.drop name them by index) or offsets that are not constants.
 
 const SECTION_DATA = 11;
 const SECTION_DATA_COUNT = 12;
@@ -186,22 +181,4 @@ export function mergeDataSegments(module) {
     } else out.push(section(s.id, s.body));
   }
   return { module: concat(out), before: merged.count };
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const file = process.argv[2];
-  if (!file) {
-    console.error('usage: merge-data-segments.mjs FILE.wasm');
-    process.exit(2);
-  }
-  try {
-    const { module, before } = mergeDataSegments(readFileSync(file));
-    if (before > 1) {
-      writeFileSync(`${file}.tmp`, module);
-      renameSync(`${file}.tmp`, file);
-    }
-  } catch (error) {
-    console.error(`${error.message} (${file})`);
-    process.exit(1);
-  }
 }
