@@ -11,6 +11,8 @@
 // (MVP, bulk memory, sign extension, saturating truncation, SIMD); anything else is refused rather
 // than guessed at, and the caller keeps the module it had.
 
+import { deflateRawSync } from 'node:zlib';
+
 const SECTION = { custom: 0, type: 1, import: 2, function: 3, export: 7, start: 8, elem: 9, code: 10 };
 
 function fail(message) {
@@ -235,6 +237,24 @@ function remapBody(body, newIndex) {
 
 // ---- the order -----------------------------------------------------------------------------------
 
+/** The distinct 4-byte sequences of each body. */
+function gramsOf(bodies) {
+  return bodies.map((b) => {
+    const s = new Set();
+    for (let i = 0; i + 4 <= b.length; i++) {
+      s.add(b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24));
+    }
+    return s;
+  });
+}
+
+/** The share of `a`'s distinct 4-byte sequences that `b` also has. */
+function share(grams, a, b) {
+  let shared = 0;
+  for (const g of grams[a]) if (grams[b].has(g)) shared++;
+  return shared / (grams[a].size + 1);
+}
+
 /**
  * A chain through the bodies: from the first, each step takes the remaining body with the largest
  * share of its distinct 4-byte sequences also found in the body placed last; ties keep the
@@ -242,27 +262,17 @@ function remapBody(body, newIndex) {
  * shared count over its square root, 44.6 by share, below; 3- or 6-byte sequences, or comparing
  * with the last two to five bodies placed, did no better.)
  */
-function similarityChain(bodies) {
-  const grams = bodies.map((b) => {
-    const s = new Set();
-    for (let i = 0; i + 4 <= b.length; i++) {
-      s.add(b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24));
-    }
-    return s;
-  });
+function similarityChain(bodies, grams) {
   const left = new Set(bodies.keys());
   const order = [];
   let last = 0;
   left.delete(0);
   order.push(0);
   while (left.size > 0) {
-    const placed = grams[last];
     let best = -1;
     let bestScore = -1;
     for (const i of left) {
-      let shared = 0;
-      for (const g of grams[i]) if (placed.has(g)) shared++;
-      const score = shared / (grams[i].size + 1);
+      const score = share(grams, i, last);
       if (score > bestScore) {
         bestScore = score;
         best = i;
@@ -275,10 +285,45 @@ function similarityChain(bodies) {
   return order;
 }
 
+/**
+ * Improves a chain by what deflate itself measures: each function in turn is tried right after
+ * each of the three bodies it shares most with, and moved there when the concatenated code then
+ * compresses smaller. One pass of 3 x n trials (cce.wasm: 1,200 deflates of 100 KB, some 7 s).
+ * Measured before the calls are renumbered, so the gain is smaller afterwards: -0.24 KB of code
+ * by this measure, -0.11 KB of the finished module.
+ */
+function refineByDeflate(order, bodies, grams, passes) {
+  const size = (o) => deflateRawSync(Buffer.concat(o.map((i) => bodies[i])), { level: 9 }).length;
+  let best = size(order);
+  for (let pass = 0; pass < passes; pass++) {
+    for (let f = 0; f < bodies.length; f++) {
+      const nearest = [...bodies.keys()]
+        .filter((c) => c !== f)
+        .map((c) => [share(grams, f, c), c])
+        .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+        .slice(0, 3);
+      for (const [, c] of nearest) {
+        const without = order.filter((x) => x !== f);
+        const at = without.indexOf(c) + 1;
+        const trial = [...without.slice(0, at), f, ...without.slice(at)];
+        const trialSize = size(trial);
+        if (trialSize < best) {
+          best = trialSize;
+          order = trial;
+        }
+      }
+    }
+  }
+  return order;
+}
+
 // ---- the module ------------------------------------------------------------------------------------
 
-/** `module` (bytes) with its defined functions in `similarityChain` order. */
-export function reorderFunctions(module) {
+/**
+ * `module` (bytes) with its defined functions in `similarityChain` order, improved by
+ * `refinePasses` passes of `refineByDeflate` (0: none).
+ */
+export function reorderFunctions(module, refinePasses = 0) {
   if (module.length < 8 || module[0] !== 0 || module[1] !== 0x61) fail('not a wasm module');
   const r = new Reader(module, 8);
   const sections = [];
@@ -335,7 +380,9 @@ export function reorderFunctions(module) {
     cr.skip(size);
   }
 
-  const order = similarityChain(bodies); // order[k]: old position of the k-th function
+  const grams = gramsOf(bodies);
+  let order = similarityChain(bodies, grams); // order[k]: old position of the k-th function
+  if (refinePasses > 0) order = refineByDeflate(order, bodies, grams, refinePasses);
   const newIndex = [];
   for (let i = 0; i < imported; i++) newIndex[i] = i;
   order.forEach((old, k) => {
