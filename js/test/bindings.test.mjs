@@ -69,6 +69,54 @@ for (const [file, build] of builds) {
       assert.equal(answerText(raw, raw.build()), build);
     });
 
+    // The size build has its own allocator (wasm/size_class_heap.cpp), the speed build dlmalloc:
+    // through the exported malloc and free, blocks of mixed sizes (each class, splits of freed
+    // large blocks, returns to the heap's top, growth of the memory) never overlap and keep their
+    // bytes, and a freed block's memory is used again.
+    test('malloc and free hand out disjoint blocks that keep their bytes', async () => {
+      const raw = await rawModule();
+      let seed = 7;
+      const random = (n) => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return seed % n;
+      };
+      const sizes = [1, 7, 8, 9, 16, 100, 128, 129, 1000, 4096, 65536, 300000, 2_000_000];
+      const live = new Map(); // pointer -> [length, fill byte]
+      const check = () => {
+        const heap = raw.HEAPU8; // re-read: malloc may have grown the memory
+        const spans = [...live].sort((a, b) => a[0] - b[0]);
+        for (let i = 0; i < spans.length; i++) {
+          const [at, [length, fill]] = spans[i];
+          if (i > 0) assert.ok(spans[i - 1][0] + spans[i - 1][1][0] <= at, 'blocks overlap');
+          for (const k of [0, length >> 1, length - 1]) assert.equal(heap[at + k], fill);
+        }
+      };
+      for (let step = 0; step < 3000; step++) {
+        if (live.size > 0 && random(3) === 0) {
+          const pointers = [...live.keys()];
+          const pointer = pointers[random(pointers.length)];
+          raw._free(pointer);
+          live.delete(pointer);
+        } else {
+          const length = sizes[random(sizes.length)] + random(64);
+          const pointer = raw._malloc(length);
+          assert.ok(pointer > 0 && pointer % 8 === 0, 'an 8-byte aligned block');
+          const fill = 1 + random(255);
+          raw.HEAPU8.fill(fill, pointer, pointer + length);
+          live.set(pointer, [length, fill]);
+        }
+        if (step % 100 === 0) check();
+      }
+      check();
+      for (const pointer of live.keys()) raw._free(pointer);
+      // Everything freed: the same requests again fit in memory already there.
+      const before = raw.HEAPU8.length;
+      const again = sizes.map((n) => raw._malloc(n));
+      assert.ok(again.every((p) => p > 0));
+      assert.equal(raw.HEAPU8.length, before, 'freed memory is used again');
+      again.forEach((p) => raw._free(p));
+    });
+
     test('binds exactly the declared functions', async () => {
       const raw = await rawModule();
       // embind marks each bound function with its argument count (`argCount`, which Closure renames
