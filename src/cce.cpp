@@ -520,7 +520,7 @@ std::string compressJson(std::string_view requestText) {
     return errorEnvelope(ok.error());
   }
   if (options.compat == Compat::Safe) {
-    if (Result<bool> ok = validateCompressRequest(messages->views, optionsValue, options); !ok) {
+    if (Result<bool> ok = validateCompressRequest(messages->views, options); !ok) {
       return errorEnvelope(ok.error());
     }
   }
@@ -541,24 +541,23 @@ std::string compressBytes(std::string_view request, std::string_view host) {
   Result<BytesCompressRequest> decoded = readCompressBytes(request);
   if (!decoded) return bytesErrorAnswer(decoded.error());
   CompressOptions options;
-  const Value* optionsValue = decoded->options.isNull() ? nullptr : &decoded->options;
-  if (Result<bool> ok = parseCompressOptions(optionsValue, options); !ok) {
+  if (Result<bool> ok = parseCompressOptions(decoded->options, options); !ok) {
     return bytesErrorAnswer(ok.error());
   }
   // maxInputBytes weighs the request as UTF-8 carries it. For a UTF-16 request that takes a pass
   // over every string, so it is made only when the cheap upper bound is over the limit.
-  if (Result<bool> ok = checkRequestSize(decoded->utf8Size, optionsValue); !ok) {
+  if (Result<bool> ok = checkRequestSize(decoded->utf8Size, options); !ok) {
     if (!kUtf16RequestsSupported || decoded->utf8SizeIsExact) {
       return bytesErrorAnswer(ok.error());
     }
     Result<BytesCompressRequest> measured = readCompressBytes(request, true);
     if (!measured) return bytesErrorAnswer(measured.error());
-    if (Result<bool> exact = checkRequestSize(measured->utf8Size, optionsValue); !exact) {
+    if (Result<bool> exact = checkRequestSize(measured->utf8Size, options); !exact) {
       return bytesErrorAnswer(exact.error());
     }
   }
   if (options.compat == Compat::Safe) {
-    if (Result<bool> ok = validateCompressRequest(decoded->views, optionsValue, options); !ok) {
+    if (Result<bool> ok = validateCompressRequest(decoded->views, options); !ok) {
       return bytesErrorAnswer(ok.error());
     }
   }

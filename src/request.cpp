@@ -3,6 +3,7 @@
 #include "request.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <unordered_map>
@@ -83,11 +84,11 @@ Value cloneWithMetadata(const Value& source) {
 }
 
 // Out of line: parseCompressOptions reads ten options, and inlined each carried its error text.
-CCE_NOINLINE bool readNumber(const Value& options, const char16_t* key, const char* name,
+CCE_NOINLINE bool readNumber(const OptionList& options, const char16_t* key, const char* name,
                              double& out, Error& error) {
-  const Value* v = options.find(key);
-  if (!v || v->isNull()) return true;  // nullish: keep the default
-  if (!v->isNumber() || !std::isfinite(v->number)) {
+  const OptionValue* v = options.find(key);
+  if (!v || v->kind == Kind::Null) return true;  // nullish: keep the default
+  if (v->kind != Kind::Number || !std::isfinite(v->number)) {
     error = invalid(std::string("options.") + name + " must be a finite number",
                     std::string("/options/") + name);
     return false;
@@ -96,11 +97,11 @@ CCE_NOINLINE bool readNumber(const Value& options, const char16_t* key, const ch
   return true;
 }
 
-CCE_NOINLINE bool readBool(const Value& options, const char16_t* key, const char* name,
+CCE_NOINLINE bool readBool(const OptionList& options, const char16_t* key, const char* name,
                            bool& out, Error& error) {
-  const Value* v = options.find(key);
-  if (!v || v->isNull()) return true;
-  if (!v->isBool()) {
+  const OptionValue* v = options.find(key);
+  if (!v || v->kind == Kind::Null) return true;
+  if (v->kind != Kind::Bool) {
     error = invalid(std::string("options.") + name + " must be a boolean",
                     std::string("/options/") + name);
     return false;
@@ -271,60 +272,95 @@ Result<ParsedMessages> consumeMessages(Value* messages, const char* apiName) {
   });
 }
 
+// The last member of that name, as a JavaScript object built from them would hold.
+const OptionValue* OptionList::find(std::u16string_view key) const {
+  for (std::size_t i = members.size(); i-- > 0;) {
+    if (members[i].first == key) return &members[i].second;
+  }
+  return nullptr;
+}
+
 Result<bool> parseCompressOptions(const Value* options, CompressOptions& out) {
   if (!options || options->isNull()) return true;
   if (!options->isObject()) return invalid("options must be an object", "/options");
+  OptionList list;
+  for (const json::Member& member : options->members) {
+    OptionValue v;
+    v.kind = member.value.kind;
+    v.boolean = member.value.boolean;
+    v.number = member.value.number;
+    v.string = member.value.string;
+    for (const Value& item : member.value.items) {
+      v.items.push_back(item.isString() ? std::optional<U16>(item.string) : std::nullopt);
+    }
+    list.members.emplace_back(member.key, std::move(v));
+  }
+  return parseCompressOptions(list, out);
+}
+
+Result<bool> parseCompressOptions(const OptionList& options, CompressOptions& out) {
   Error error;
-  if (const Value* preserve = options->find(u"preserve"); preserve && !preserve->isNull()) {
-    if (!preserve->isArray()) {
+  if (const OptionValue* preserve = options.find(u"preserve");
+      preserve && preserve->kind != Kind::Null) {
+    if (preserve->kind != Kind::Array) {
       return invalid("options.preserve must be an array of role names", "/options/preserve");
     }
     out.preserve.clear();
     for (std::size_t i = 0; i < preserve->items.size(); ++i) {
-      const Value& role = preserve->items[i];
-      if (!role.isString()) {
+      const std::optional<U16>& role = preserve->items[i];
+      if (!role) {
         return invalid("options.preserve must be an array of role names",
                        "/options/preserve/" + js::decimalAscii(i));
       }
-      out.preserve.push_back(role.string);
+      out.preserve.push_back(*role);
     }
   }
-  if (!readNumber(*options, u"recencyWindow", "recencyWindow", out.recencyWindow, error) ||
-      !readNumber(*options, u"sourceVersion", "sourceVersion", out.sourceVersion, error) ||
-      !readNumber(*options, u"minRecencyWindow", "minRecencyWindow", out.minRecencyWindow, error) ||
-      !readNumber(*options, u"fuzzyThreshold", "fuzzyThreshold", out.fuzzyThreshold, error) ||
-      !readBool(*options, u"dedup", "dedup", out.dedup, error) ||
-      !readBool(*options, u"fuzzyDedup", "fuzzyDedup", out.fuzzyDedup, error) ||
-      !readBool(*options, u"embedSummaryId", "embedSummaryId", out.embedSummaryId, error)) {
+  if (!readNumber(options, u"recencyWindow", "recencyWindow", out.recencyWindow, error) ||
+      !readNumber(options, u"sourceVersion", "sourceVersion", out.sourceVersion, error) ||
+      !readNumber(options, u"minRecencyWindow", "minRecencyWindow", out.minRecencyWindow, error) ||
+      !readNumber(options, u"fuzzyThreshold", "fuzzyThreshold", out.fuzzyThreshold, error) ||
+      !readBool(options, u"dedup", "dedup", out.dedup, error) ||
+      !readBool(options, u"fuzzyDedup", "fuzzyDedup", out.fuzzyDedup, error) ||
+      !readBool(options, u"embedSummaryId", "embedSummaryId", out.embedSummaryId, error)) {
     return error;
   }
   // Tri-state: an absent (or null) forceConverge lets the mode choose its default.
-  if (const Value* force = options->find(u"forceConverge"); force && !force->isNull()) {
+  if (const OptionValue* force = options.find(u"forceConverge");
+      force && force->kind != Kind::Null) {
     bool value = false;
-    if (!readBool(*options, u"forceConverge", "forceConverge", value, error)) return error;
+    if (!readBool(options, u"forceConverge", "forceConverge", value, error)) return error;
     out.forceConverge = value;
   }
-  if (const Value* budget = options->find(u"tokenBudget"); budget && !budget->isNull()) {
+  if (const OptionValue* budget = options.find(u"tokenBudget");
+      budget && budget->kind != Kind::Null) {
     double value = 0;
-    if (!readNumber(*options, u"tokenBudget", "tokenBudget", value, error)) return error;
+    if (!readNumber(options, u"tokenBudget", "tokenBudget", value, error)) return error;
     out.tokenBudget = value;
   }
-  if (!readNumber(*options, u"imageTokens", "imageTokens", out.imageTokens, error)) return error;
+  if (!readNumber(options, u"imageTokens", "imageTokens", out.imageTokens, error)) return error;
   if (out.imageTokens < 0) {
     return invalid("options.imageTokens must not be negative", "/options/imageTokens");
   }
-  if (const Value* estimate = options->find(u"tokenEstimate"); estimate && !estimate->isNull()) {
-    if (estimate->isString() && estimate->string == u"script") {
+  if (const OptionValue* estimate = options.find(u"tokenEstimate");
+      estimate && estimate->kind != Kind::Null) {
+    if (estimate->kind == Kind::String && estimate->string == u"script") {
       out.tokenEstimate = TokenEstimate::Script;
-    } else if (estimate->isString() && estimate->string == u"chars") {
+    } else if (estimate->kind == Kind::String && estimate->string == u"chars") {
       out.tokenEstimate = TokenEstimate::Chars;
     } else {
       return invalid("options.tokenEstimate must be \"script\" or \"chars\"",
                      "/options/tokenEstimate");
     }
   }
-  if (const Value* compat = options->find(u"compat"); compat && !compat->isNull()) {
-    if (!compat->isString() || compat->string != u"cce-1.0") {
+  // Recorded here, checked by the size limit and (default mode) validation.h.
+  if (const OptionValue* limit = options.find(u"maxInputBytes");
+      limit && limit->kind != Kind::Null) {
+    out.maxInputBytes = limit->kind == Kind::Number && std::isfinite(limit->number)
+                            ? limit->number
+                            : std::numeric_limits<double>::quiet_NaN();
+  }
+  if (const OptionValue* compat = options.find(u"compat"); compat && compat->kind != Kind::Null) {
+    if (compat->kind != Kind::String || compat->string != u"cce-1.0") {
       return invalid("options.compat must be \"cce-1.0\"", "/options/compat");
     }
     out.compat = Compat::Cce10;

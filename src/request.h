@@ -6,7 +6,10 @@
 // type, non-finite numbers, content that JSON cannot carry.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "answer_writer.h"
@@ -38,7 +41,28 @@ Result<ParsedMessages> parseMessages(const json::Value* messages, const char* ap
 /// (for a request document that is no longer needed). On error nothing has been moved.
 Result<ParsedMessages> consumeMessages(json::Value* messages, const char* apiName);
 
-/// Reads JSON options into `options` (hooks untouched). Unknown keys are ignored, as in JS.
+/// One option as parseCompressOptions reads it: its JSON kind and, for the kinds it reads, its
+/// value; of an array (options.preserve) only which items are strings, and their text.
+struct OptionValue {
+  json::Kind kind = json::Kind::Null;
+  bool boolean = false;
+  double number = 0;
+  U16 string;
+  std::vector<std::optional<U16>> items;  // Array: each item's text when it is a string
+};
+
+/// The members of a request's options object, in order (a repeated key: the last one counts). The
+/// bytes request arrives as this, so the wasm module needs no JSON document model; JSON options
+/// are reduced to it.
+struct OptionList {
+  std::vector<std::pair<U16, OptionValue>> members;
+  const OptionValue* find(std::u16string_view key) const;
+};
+
+/// Reads options into `options` (hooks untouched). Unknown keys are ignored, as in JS.
+Result<bool> parseCompressOptions(const OptionList& options, CompressOptions& out);
+
+/// The same for JSON options: nullptr or null is no options; anything but an object an error.
 Result<bool> parseCompressOptions(const json::Value* options, CompressOptions& out);
 
 /// The fields of the `compression` object of a compress() result, in the key order of spec §1.5;

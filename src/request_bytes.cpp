@@ -153,27 +153,32 @@ CCE_NOINLINE bool ByteReader::scalar(Scalar& out) {
   return string(out.text);
 }
 
-bool ByteReader::value(json::Value& out, int depth) {
+bool ByteReader::option(OptionValue& out, int depth) {
   std::uint32_t tag = 0;
   if (!word(tag)) return false;
   switch (tag) {
-    case 0: out = json::Value::null(); return true;
+    case 0: out.kind = json::Kind::Null; return true;
     case 1:
-    case 2: out = json::Value::fromBool(tag == 2); return true;
-    case 3: out = json::Value::fromNumber(0); return number(out.number);
-    case 4: out = json::Value::fromString(u""); return string(out.string);
+    case 2:
+      out.kind = json::Kind::Bool;
+      out.boolean = tag == 2;
+      return true;
+    case 3: out.kind = json::Kind::Number; return number(out.number);
+    case 4: out.kind = json::Kind::String; return string(out.string);
     case 5: {
       std::uint32_t n = 0;
       if (depth <= 0 || !word(n)) return false;
-      out = json::Value::array();
+      out.kind = json::Kind::Array;
       for (std::uint32_t i = 0; i < n; ++i) {
-        json::Value item;
-        if (!value(item, depth - 1)) return false;
-        out.items.push_back(std::move(item));
+        OptionValue item;
+        if (!option(item, depth - 1)) return false;
+        out.items.push_back(item.kind == json::Kind::String
+                                ? std::optional<U16>(std::move(item.string))
+                                : std::nullopt);
       }
       return true;
     }
-    case 6: out = json::Value::object(); return true;
+    case 6: out.kind = json::Kind::Object; return true;
     default: return false;
   }
 }
@@ -276,11 +281,10 @@ const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
 
   std::uint32_t optionCount = 0;
   if (!in.word(optionCount)) return "truncated options";
-  if (optionCount > 0) request.options = json::Value::object();
   for (std::uint32_t i = 0; i < optionCount; ++i) {
-    json::Member member;
-    if (!in.string(member.key) || !in.value(member.value)) return "truncated options";
-    request.options.set(member.key, std::move(member.value));
+    std::pair<U16, OptionValue> member;
+    if (!in.string(member.first) || !in.option(member.second)) return "truncated options";
+    request.options.members.push_back(std::move(member));
   }
   // The request proper ends here: what follows is the host's help, which maxInputBytes must not
   // weigh (a fuzzy-dedup request would otherwise count its texts twice).

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "json/value.h"
+#include "request.h"
 #include "status.h"
 #include "types.h"
 
@@ -60,8 +61,9 @@ class ByteReader {
   /// (JavaScript `String(value)`) for kinds 2-5.
   bool scalar(Scalar& out);
   /// tag word (0 null, 1 false, 2 true, 3 number, 4 string, 5 array, 6 other object), then the
-  /// payload. Arrays nest at most `depth` levels.
-  bool value(json::Value& out, int depth = 32);
+  /// payload. Of an array's items only strings are kept (see OptionValue); nested arrays are read
+  /// past, at most `depth` levels deep.
+  bool option(OptionValue& out, int depth = 32);
   bool atEnd() const { return position_ == data_.size(); }
   std::size_t position() const { return position_; }
 
@@ -74,10 +76,10 @@ class ByteReader {
   std::size_t stringCount_ = 0;
 };
 
-/// A decoded compress request: the views, and the options as the object parseCompressOptions reads.
+/// A decoded compress request: the views, and the options as parseCompressOptions reads them.
 struct BytesCompressRequest {
   std::vector<Message> views;
-  json::Value options;  // an object, or null when no option was given
+  OptionList options;
   /// The request's size as a UTF-8 request ("CCE1") would carry it: what options.maxInputBytes
   /// limits, whichever string encoding the host chose. Exact for a UTF-8 request and when
   /// readCompressBytes was asked to measure; otherwise an upper bound (see utf8SizeIsExact).

@@ -160,6 +160,10 @@ struct CompressOptions {
   /// Safe mode, built-in estimates: the cost of one image part of an array content. 765 is what
   /// OpenAI charges for a 1024 x 1024 image in high detail (85 + 4 tiles x 170).
   double imageTokens = 765;
+  /// `options.maxInputBytes` as given (the request size limit, validation.h): unset when absent or
+  /// null, NaN when not a finite number (the default mode reports that; the reference mode, like
+  /// the size check, then keeps the default limit).
+  std::optional<double> maxInputBytes;
   SummarizeFn summarizer;     // empty: deterministic only (the reference's sync mode)
   TokenCountFn tokenCounter;  // empty: defaultTokenCounter
 };

@@ -74,7 +74,7 @@ CCE_NOINLINE Result<bool> checkNotNegative(double value, const char* name) {
                  std::string("/options/") + name);
 }
 
-Result<bool> checkOptions(const Value* options, const CompressOptions& parsed) {
+Result<bool> checkOptions(const CompressOptions& parsed) {
   if (Result<bool> ok = checkNotNegative(parsed.recencyWindow, "recencyWindow"); !ok) return ok;
   if (parsed.tokenBudget) {
     if (Result<bool> ok = checkNotNegative(*parsed.tokenBudget, "tokenBudget"); !ok) return ok;
@@ -85,10 +85,8 @@ Result<bool> checkOptions(const Value* options, const CompressOptions& parsed) {
   if (!(parsed.fuzzyThreshold >= 0 && parsed.fuzzyThreshold <= 1)) {
     return invalid("options.fuzzyThreshold must be between 0 and 1", "/options/fuzzyThreshold");
   }
-  // Not (yet) a CompressOptions field: read from the JSON, where checkRequestSize found it too.
-  const Value* limit = options ? options->find(u"maxInputBytes") : nullptr;
-  if (limit && !limit->isNull() &&
-      (!limit->isNumber() || !std::isfinite(limit->number) || limit->number < 0)) {
+  // NaN (not a finite number) fails the comparison too.
+  if (parsed.maxInputBytes && !(*parsed.maxInputBytes >= 0)) {
     return invalid("options.maxInputBytes must be a non-negative number (0: no limit)",
                    "/options/maxInputBytes");
   }
@@ -180,10 +178,10 @@ std::optional<double> numberAt(std::string_view t, std::size_t i) {
 
 }  // namespace
 
-Result<bool> validateCompressRequest(const std::vector<Message>& views, const Value* options,
-                                     const CompressOptions& parsed) {
+Result<bool> validateCompressRequest(const std::vector<Message>& views,
+                                     const CompressOptions& options) {
   if (Result<bool> ok = checkMessages(views); !ok) return ok;
-  return checkOptions(options, parsed);
+  return checkOptions(options);
 }
 
 std::optional<double> scanMaxInputBytes(std::string_view t) {
@@ -278,10 +276,9 @@ Result<bool> checkRequestSize(std::string_view requestText) {
   return checkSize(static_cast<double>(requestText.size()), scanMaxInputBytes(requestText));
 }
 
-Result<bool> checkRequestSize(std::size_t size, const Value* options) {
-  const Value* limit = options ? options->find(u"maxInputBytes") : nullptr;
+Result<bool> checkRequestSize(std::size_t size, const CompressOptions& options) {
   std::optional<double> given;
-  if (limit && limit->isNumber() && std::isfinite(limit->number)) given = limit->number;
+  if (options.maxInputBytes && std::isfinite(*options.maxInputBytes)) given = options.maxInputBytes;
   return checkSize(static_cast<double>(size), given);
 }
 

@@ -26,10 +26,9 @@ constexpr double kDefaultMaxInputBytes = 64.0 * 1024 * 1024;
 /// Checks a compress request in the default mode, after parsing accepted it: parsing reports the
 /// reference's own TypeErrors (same texts in both modes), then these checks run in message order
 /// (string ids, unique ids, content a string, an array of parts, or absent beside tool calls),
-/// then the options. `options` is the request's options object (nullptr when absent) and `parsed`
-/// what parseCompressOptions made of it.
+/// then the options, as parseCompressOptions read them.
 Result<bool> validateCompressRequest(const std::vector<Message>& views,
-                                     const json::Value* options, const CompressOptions& parsed);
+                                     const CompressOptions& options);
 
 /// The value of `/options/maxInputBytes` in a request text, found without building a document
 /// (linear, no allocation proportional to the input). nullopt when absent, null, not a number, or
@@ -43,6 +42,6 @@ Result<bool> checkRequestSize(std::string_view requestText);
 
 /// The same limit for a request that arrives in another form (the wasm boundary's bytes):
 /// `size` bytes against `options.maxInputBytes`.
-Result<bool> checkRequestSize(std::size_t size, const json::Value* options);
+Result<bool> checkRequestSize(std::size_t size, const CompressOptions& options);
 
 }  // namespace cce

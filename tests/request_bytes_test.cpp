@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -246,7 +247,7 @@ TEST_SUITE("request_bytes") {
     CHECK(!b.contentIsString);
     CHECK((b.hasMetadata && !b.metadataIsObject && !b.hasCceOriginal));
     CompressOptions parsedOptions;
-    REQUIRE(parseCompressOptions(&r->options, parsedOptions).ok());
+    REQUIRE(parseCompressOptions(r->options, parsedOptions).ok());
     CHECK(parsedOptions.recencyWindow == 0);
     CHECK(parsedOptions.preserve == std::vector<U16>{u"tool"});
     CHECK(parsedOptions.compat == Compat::Cce10);
@@ -276,6 +277,14 @@ TEST_SUITE("request_bytes") {
         {"bad preserve", R"([])", R"({"preserve":["a",1]})",
          "options.preserve must be an array of role names"},
         {"bad compat", R"([])", R"({"compat":{}})", "options.compat must be \"cce-1.0\""},
+        {"nested array in preserve", R"([])", R"({"preserve":["a",["b",[1]]]})",
+         "options.preserve must be an array of role names"},
+        {"object in preserve", R"([])", R"({"preserve":[{"role":"a"}]})",
+         "options.preserve must be an array of role names"},
+        {"bad maxInputBytes", R"([])", R"({"maxInputBytes":"1"})",
+         "options.maxInputBytes must be a non-negative number (0: no limit)"},
+        {"negative maxInputBytes", R"([])", R"({"maxInputBytes":-1})",
+         "options.maxInputBytes must be a non-negative number (0: no limit)"},
     };
     for (const Case& c : cases) {
       CAPTURE(c.name);
@@ -289,6 +298,40 @@ TEST_SUITE("request_bytes") {
                          c.options + "}";
       CHECK(jsonErrorMessage(compressJson(json)) == viaBytes);
     }
+  }
+
+  TEST_CASE("reads an option given twice as its last value, as a JavaScript object holds it") {
+    Value messages = parsed(R"([{"id":"a","content":"hello"}])");
+    Value options = Value::object();
+    options.members.push_back({u"recencyWindow", Value::fromString(u"x")});
+    options.members.push_back({u"recencyWindow", Value::fromNumber(0)});
+    Writer w;
+    w.compressRequest(&messages, &options);
+    Result<BytesCompressRequest> r = readCompressBytes(w.out);
+    REQUIRE(r.ok());
+    CompressOptions parsedOptions;
+    REQUIRE(parseCompressOptions(r->options, parsedOptions).ok());
+    CHECK(parsedOptions.recencyWindow == 0);
+  }
+
+  TEST_CASE("records maxInputBytes for the size check: a finite number as given, else NaN") {
+    for (const auto& [text, expected] : std::vector<std::pair<const char*, double>>{
+             {R"({"maxInputBytes":100})", 100}, {R"({"maxInputBytes":"100"})", -1}}) {
+      CAPTURE(text);
+      Value options = parsed(text);
+      CompressOptions parsedOptions;
+      REQUIRE(parseCompressOptions(&options, parsedOptions).ok());
+      REQUIRE(parsedOptions.maxInputBytes.has_value());
+      if (expected < 0) {
+        CHECK(std::isnan(*parsedOptions.maxInputBytes));
+      } else {
+        CHECK(*parsedOptions.maxInputBytes == expected);
+      }
+    }
+    Value none = parsed(R"({"maxInputBytes":null})");
+    CompressOptions parsedOptions;
+    REQUIRE(parseCompressOptions(&none, parsedOptions).ok());
+    CHECK(!parsedOptions.maxInputBytes.has_value());
   }
 
   TEST_CASE("answers a malformed buffer with an error envelope, never reading past its end") {
