@@ -3,12 +3,12 @@
 // The post-link step of every wasm module (wasm/CMakeLists.txt): lays the module out for gzip,
 // which is how browsers download it, without changing what it does. One data segment instead of
 // Binaryen's zero-split ones (merge-data-segments.mjs), and functions ordered so that similar
-// bodies are neighbours (reorder-functions.mjs). cce.wasm: -1.4 KB gzip.
+// bodies are neighbours (reorder-functions.mjs). cce.wasm: -1.6 KB gzip.
 //
 //   node scripts/pack-wasm.mjs FILE.wasm [--refine PASSES]
 //
 // --refine runs that many passes of the function order's deflate-measured refinement (slow: some
-// 7 s a pass for cce.wasm; the build asks for one, for the browser download only).
+// 13 s a pass for cce.wasm; the build asks for two, for the browser download only).
 //
 // Rewrites FILE in place only when the result validates; a module either step cannot handle
 // fails the build (exit 1) with the file untouched.
