@@ -52,6 +52,4 @@ EMSCRIPTEN_BINDINGS(cce) {
   emscripten::function("version", +[] { return keep(cce::version()); });
   // "size" (cce.wasm) or "speed" (cce-fast.wasm): which build of the same engine is loaded.
   emscripten::function("build", +[] { return keep(CCE_WASM_BUILD); });
-  // Executes `unreachable`, so the JS tests can check recovery from a real trap.
-  emscripten::function("debugTrap", +[] { __builtin_trap(); });
 }

@@ -41,8 +41,6 @@ export interface CceModule extends CceModuleArg {
   version(): number;
   /** "size" for cce.wasm, "speed" for cce-fast.wasm (the same engine built for speed). */
   build(): number;
-  /** Executes `unreachable` (tests of trap recovery). */
-  debugTrap(): void;
   _malloc(size: number): number;
   _free(pointer: number): void;
   /** Replaced when memory grows: re-read after every call that may allocate. */
