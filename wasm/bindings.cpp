@@ -44,9 +44,12 @@ EMSCRIPTEN_BINDINGS(cce) {
                                               std::uintptr_t extra, std::size_t extraLength) {
     return keep(cce::uncompressBytes(bytes(pointer, length), bytes(extra, extraLength)));
   });
-  // The default mode's estimate of a UTF-16 text the JS layer wrote into memory.
+  // The default mode's estimate of a UTF-16 text the JS layer wrote into memory. A whole number
+  // (estimateTokens rounds up), at most a few per unit of a text that fits in wasm32 memory, so it
+  // crosses as an unsigned long: no double type for embind to register and convert.
   emscripten::function("estimateTokensUtf16", +[](std::uintptr_t pointer, std::size_t length) {
-    return cce::estimateTokens({reinterpret_cast<const char16_t*>(pointer), length});
+    return static_cast<unsigned long>(
+        cce::estimateTokens({reinterpret_cast<const char16_t*>(pointer), length}));
   });
   // Texts, located like the envelopes (ASCII).
   emscripten::function("version", +[] { return keep(cce::version()); });

@@ -22,7 +22,7 @@ namespace {
 using emscripten::internal::TypeID;
 
 // The types bindings.cpp passes: void results, pointers and lengths (std::uintptr_t and
-// std::size_t are both unsigned long here) and the estimate's double.
+// std::size_t are both unsigned long here).
 static_assert(std::is_same_v<std::uintptr_t, unsigned long>);
 static_assert(std::is_same_v<std::size_t, unsigned long>);
 
@@ -32,7 +32,6 @@ __attribute__((constructor)) void registerBindingTypes() {
   _embind_register_integer(TypeID<unsigned long>::get(), "unsigned long", sizeof(unsigned long),
                            std::numeric_limits<unsigned long>::min(),
                            std::numeric_limits<unsigned long>::max());
-  _embind_register_float(TypeID<double>::get(), "double", sizeof(double));
 }
 
 }  // namespace
