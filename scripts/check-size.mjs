@@ -140,8 +140,10 @@ console.log(
   `${'dist/cce-fast.wasm'.padEnd(30)}${pad(fast.raw, 10)}${pad(fast.gzip, 10)}${pad(fast.brotli, 10)}${pad(fastLimit, 12)}${pad(fastDelta > 0 ? `+${fastDelta}` : fastDelta, 9)}`,
 );
 
+// The issue's goal for everything a browser downloads, enforced like the limits above.
 if (budget.target_total_gzip) {
   const gap = total.gzip - budget.target_total_gzip;
+  if (gap > 0) over = true;
   console.log(
     `target for the browser download (production bundle): ${budget.target_total_gzip} gzip bytes (${gap > 0 ? `${gap} over` : `${-gap} under`})`,
   );
