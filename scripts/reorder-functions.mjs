@@ -13,65 +13,14 @@
 
 import { deflateRawSync } from 'node:zlib';
 
+import { Reader, concat, isNameSection, section, sectionsOf, u32Leb } from './wasm-bytes.mjs';
+
 const SECTION = { custom: 0, type: 1, import: 2, function: 3, export: 7, start: 8, elem: 9, code: 10 };
 
+const TOOL = 'reorder-functions';
+
 function fail(message) {
-  throw new Error(`reorder-functions: ${message}`);
-}
-
-class Reader {
-  constructor(bytes, at = 0, end = bytes.length) {
-    this.bytes = bytes;
-    this.at = at;
-    this.end = end;
-  }
-  byte() {
-    if (this.at >= this.end) fail('truncated module');
-    return this.bytes[this.at++];
-  }
-  u32() {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      const b = this.byte();
-      result += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7;
-    }
-  }
-  /** Skips a signed LEB128 (any width). */
-  skipLeb() {
-    while (this.byte() & 0x80);
-  }
-  skip(n) {
-    if (this.at + n > this.end) fail('truncated module');
-    this.at += n;
-  }
-}
-
-function u32Leb(n) {
-  const out = [];
-  do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-  return out;
-}
-
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function section(id, body) {
-  return concat([Uint8Array.of(id), Uint8Array.from(u32Leb(body.length)), body]);
+  throw new Error(`${TOOL}: ${message}`);
 }
 
 // ---- instructions ------------------------------------------------------------------------------
@@ -132,7 +81,7 @@ function simdImmediate(op) {
  * The body with every call's function index replaced by `newIndex[index]`; the rest is copied.
  */
 function remapBody(body, newIndex) {
-  const r = new Reader(body);
+  const r = new Reader(body, TOOL);
   const out = [];
   let copiedTo = 0;
   // Locals: vec of (count, type).
@@ -212,7 +161,7 @@ function remapBody(body, newIndex) {
       const indexAt = r.at;
       const index = r.u32();
       if (newIndex[index] === undefined) fail(`call of function ${index}, which does not exist`);
-      out.push(body.subarray(copiedTo, indexAt), Uint8Array.from(u32Leb(newIndex[index])));
+      out.push(body.subarray(copiedTo, indexAt), u32Leb(newIndex[index]));
       copiedTo = r.at;
       continue;
     }
@@ -325,22 +274,13 @@ function refineByDeflate(order, bodies, grams, passes) {
  * `refinePasses` passes of `refineByDeflate` (0: none).
  */
 export function reorderFunctions(module, refinePasses = 0) {
-  if (module.length < 8 || module[0] !== 0 || module[1] !== 0x61) fail('not a wasm module');
-  const r = new Reader(module, 8);
-  const sections = [];
-  while (r.at < module.length) {
-    const id = r.byte();
-    const size = r.u32();
-    const start = r.at;
-    r.skip(size);
-    sections.push({ id, body: module.subarray(start, start + size) });
-  }
+  const sections = sectionsOf(module, TOOL);
   const find = (id) => sections.find((s) => s.id === id);
 
   let imported = 0;
   const imports = find(SECTION.import);
   if (imports) {
-    const ir = new Reader(imports.body);
+    const ir = new Reader(imports.body, TOOL);
     const n = ir.u32();
     for (let i = 0; i < n; i++) {
       ir.skip(ir.u32());
@@ -368,11 +308,11 @@ export function reorderFunctions(module, refinePasses = 0) {
   const functions = find(SECTION.function);
   const code = find(SECTION.code);
   if (!functions || !code) return module;
-  const fr = new Reader(functions.body);
+  const fr = new Reader(functions.body, TOOL);
   const count = fr.u32();
   const types = [];
   for (let i = 0; i < count; i++) types.push(fr.u32());
-  const cr = new Reader(code.body);
+  const cr = new Reader(code.body, TOOL);
   if (cr.u32() !== count) fail('function and code sections disagree');
   const bodies = [];
   for (let i = 0; i < count; i++) {
@@ -389,47 +329,47 @@ export function reorderFunctions(module, refinePasses = 0) {
   order.forEach((old, k) => {
     newIndex[imported + old] = imported + k;
   });
-  const index = (ir) => Uint8Array.from(u32Leb(newIndex[ir.u32()]));
+  const index = (ir) => u32Leb(newIndex[ir.u32()]);
 
   const rewritten = new Map();
   rewritten.set(
     SECTION.function,
-    concat([Uint8Array.from(u32Leb(count)), ...order.map((old) => Uint8Array.from(u32Leb(types[old])))]),
+    concat([u32Leb(count), ...order.map((old) => u32Leb(types[old]))]),
   );
   rewritten.set(
     SECTION.code,
     concat([
-      Uint8Array.from(u32Leb(count)),
+      u32Leb(count),
       ...order.flatMap((old) => {
         const body = remapBody(bodies[old], newIndex);
-        return [Uint8Array.from(u32Leb(body.length)), body];
+        return [u32Leb(body.length), body];
       }),
     ]),
   );
 
   const exports = find(SECTION.export);
   if (exports) {
-    const er = new Reader(exports.body);
+    const er = new Reader(exports.body, TOOL);
     const n = er.u32();
-    const out = [Uint8Array.from(u32Leb(n))];
+    const out = [u32Leb(n)];
     for (let i = 0; i < n; i++) {
       const start = er.at;
       er.skip(er.u32());
       const kind = er.byte();
       out.push(exports.body.subarray(start, er.at));
-      out.push(kind === 0 ? index(er) : Uint8Array.from(u32Leb(er.u32())));
+      out.push(kind === 0 ? index(er) : u32Leb(er.u32()));
     }
     rewritten.set(SECTION.export, concat(out));
   }
 
   const start = find(SECTION.start);
-  if (start) rewritten.set(SECTION.start, index(new Reader(start.body)));
+  if (start) rewritten.set(SECTION.start, index(new Reader(start.body, TOOL)));
 
   const elements = find(SECTION.elem);
   if (elements) {
-    const er = new Reader(elements.body);
+    const er = new Reader(elements.body, TOOL);
     const n = er.u32();
-    const out = [Uint8Array.from(u32Leb(n))];
+    const out = [u32Leb(n)];
     for (let i = 0; i < n; i++) {
       const segmentStart = er.at;
       const flags = er.u32();
@@ -439,7 +379,7 @@ export function reorderFunctions(module, refinePasses = 0) {
       if (er.byte() !== 0x0b) fail(`element segment ${i}'s offset is not a constant expression`);
       out.push(elements.body.subarray(segmentStart, er.at));
       const m = er.u32();
-      out.push(Uint8Array.from(u32Leb(m)));
+      out.push(u32Leb(m));
       for (let k = 0; k < m; k++) out.push(index(er));
     }
     rewritten.set(SECTION.elem, concat(out));
@@ -456,16 +396,12 @@ export function reorderFunctions(module, refinePasses = 0) {
   return concat(result);
 }
 
-function isNameSection(body) {
-  return body[0] === 4 && new TextDecoder().decode(body.subarray(1, 5)) === 'name';
-}
-
 /**
  * The name section with function names (subsection 1) and local names (2) under the new indices;
  * other function-indexed subsections (labels...) are dropped, the rest kept.
  */
 function remapNames(body, newIndex) {
-  const r = new Reader(body, 5);
+  const r = new Reader(body, TOOL, 5);
   const out = [body.subarray(0, 5)];
   while (r.at < body.length) {
     const id = r.byte();
@@ -474,7 +410,7 @@ function remapNames(body, newIndex) {
     r.skip(size);
     const payload = body.subarray(start, r.at);
     if (id === 1 || id === 2) {
-      const pr = new Reader(payload);
+      const pr = new Reader(payload, TOOL);
       const n = pr.u32();
       const entries = [];
       for (let i = 0; i < n; i++) {
@@ -495,12 +431,12 @@ function remapNames(body, newIndex) {
       }
       entries.sort((a, b) => a[0] - b[0]);
       const sub = concat([
-        Uint8Array.from(u32Leb(n)),
-        ...entries.flatMap(([i, rest]) => [Uint8Array.from(u32Leb(i)), rest]),
+        u32Leb(n),
+        ...entries.flatMap(([i, rest]) => [u32Leb(i), rest]),
       ]);
-      out.push(Uint8Array.of(id), Uint8Array.from(u32Leb(sub.length)), sub);
+      out.push(Uint8Array.of(id), u32Leb(sub.length), sub);
     } else if (id === 0 || id >= 4) {
-      out.push(Uint8Array.of(id), Uint8Array.from(u32Leb(size)), payload);
+      out.push(Uint8Array.of(id), u32Leb(size), payload);
     }
   }
   return concat(out);

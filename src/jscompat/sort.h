@@ -20,45 +20,40 @@ namespace detail {
 using WordLess = bool (*)(const void* context, const void* a, const void* b);
 
 /**
- * The merge sort below, compiled once for every element type of pointer size (indices, pointers:
- * all the engine sorts on wasm32): elements move as bytes and compare through `less`, an indirect
- * call instead of a copy of the sort per comparator (0.87 KB gzip of cce.wasm). In sort.cpp.
+ * The merge sort (insertion-sorted runs of 16, then bottom-up merges through one buffer), compiled
+ * once for every element type of pointer size (indices, pointers: all the engine sorts on wasm32):
+ * elements move as bytes and compare through `less`, an indirect call instead of a copy of the
+ * sort per comparator (0.87 KB gzip of cce.wasm). In sort.cpp.
  */
 void stableSortWords(void* first, std::size_t n, WordLess less, const void* context);
 
-/** The sort for elements of any other size (native builds' 32-bit values). */
+/**
+ * The sort for elements of any other size (native builds' 32-bit values): their indices, which are
+ * pointer-sized, go through the one compiled sort; then the elements move into that order.
+ */
 template <typename T, typename Less>
 void stableSortValues(T* first, T* last, Less less) {
-  constexpr std::size_t kRun = 16;
   const std::size_t n = static_cast<std::size_t>(last - first);
-  for (std::size_t lo = 0; lo < n; lo += kRun) {
-    const std::size_t hi = std::min(n, lo + kRun);
-    for (std::size_t i = lo + 1; i < hi; ++i) {
-      const T item = first[i];
-      std::size_t j = i;
-      for (; j > lo && less(item, first[j - 1]); --j) first[j] = first[j - 1];
-      first[j] = item;
-    }
-  }
-  if (n <= kRun) return;
-  std::vector<T> buffer(n);
-  T* from = first;
-  T* to = buffer.data();
-  for (std::size_t width = kRun; width < n; width *= 2) {
-    for (std::size_t lo = 0; lo < n; lo += 2 * width) {
-      const std::size_t mid = std::min(n, lo + width);
-      const std::size_t hi = std::min(n, lo + 2 * width);
-      std::size_t i = lo;
-      std::size_t j = mid;
-      std::size_t k = lo;
-      // On a tie the left run's element goes first: that is what keeps the sort stable.
-      while (i < mid && j < hi) to[k++] = less(from[j], from[i]) ? from[j++] : from[i++];
-      while (i < mid) to[k++] = from[i++];
-      while (j < hi) to[k++] = from[j++];
-    }
-    std::swap(from, to);
-  }
-  if (from != first) std::copy(from, from + n, first);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  struct Context {
+    const T* first;
+    const Less* less;
+  } context{first, &less};
+  stableSortWords(
+      order.data(), n,
+      [](const void* c, const void* a, const void* b) {
+        std::size_t x;
+        std::size_t y;
+        std::memcpy(&x, a, sizeof x);
+        std::memcpy(&y, b, sizeof y);
+        const auto* ctx = static_cast<const Context*>(c);
+        return (*ctx->less)(ctx->first[x], ctx->first[y]);
+      },
+      &context);
+  std::vector<T> sorted(n);
+  for (std::size_t i = 0; i < n; ++i) sorted[i] = first[order[i]];
+  std::copy(sorted.begin(), sorted.end(), first);
 }
 
 }  // namespace detail
