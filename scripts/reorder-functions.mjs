@@ -244,15 +244,19 @@ function similarityChain(bodies, grams) {
  */
 function refineByDeflate(order, bodies, grams, passes) {
   const size = (o) => deflateRawSync(Buffer.concat(o.map((i) => bodies[i])), { level: 9 }).length;
+  // Each body's six nearest, found once: they do not change between passes.
+  const nearest = bodies.map((_, f) =>
+    [...bodies.keys()]
+      .filter((c) => c !== f)
+      .map((c) => [share(grams, f, c), c])
+      .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+      .slice(0, 6)
+      .map(([, c]) => c),
+  );
   let best = size(order);
   for (let pass = 0; pass < passes; pass++) {
     for (let f = 0; f < bodies.length; f++) {
-      const nearest = [...bodies.keys()]
-        .filter((c) => c !== f)
-        .map((c) => [share(grams, f, c), c])
-        .sort((a, b) => b[0] - a[0] || a[1] - b[1])
-        .slice(0, 6);
-      for (const [, c] of nearest) {
+      for (const c of nearest[f]) {
         const without = order.filter((x) => x !== f);
         const at = without.indexOf(c) + 1;
         const trial = [...without.slice(0, at), f, ...without.slice(at)];
