@@ -5,7 +5,7 @@
 // All runs use compat 'cce-1.0', the mode the reference timings belong to, except the scale
 // session's "default mode" rows. The main process runs the Node entry (the speed build,
 // cce-fast.wasm); the size build (cce.wasm) is timed on the scale session in a child process.
-// Prints the scale session, every scenario of shared/data/bench, a typical small conversation
+// Prints the scale session, every bench scenario (data/bench), a typical small conversation
 // (µs per call) and the instantiate time. Figures are medians; the 2-core machine is noisy.
 //
 //   npm run bench [-- --quick] [-- --runs N]
@@ -20,7 +20,7 @@ import { engineBuild, timings } from '../dist/transport.js';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const runsArg = args.indexOf('--runs');
-const shared = new URL('../../shared/', import.meta.url);
+const shared = new URL('../build/testdata/', import.meta.url);  // scripts/testdata.mjs unpacks it
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const median = (xs) => {

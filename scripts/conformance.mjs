@@ -11,7 +11,7 @@
 // through JS counters, factory cases through createSummarizer / createEscalatingSummarizer and the
 // LLM mocks. Ends with the line `N passed, M failed` (exit code 1 when M > 0).
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -247,9 +247,11 @@ export async function runCase(api, c) {
 async function runScale(api, dir, verbose) {
   const text = readFileSync(join(dir, 'scale-conversation.json'), 'utf8');
   const results = JSON.parse(readFileSync(join(dir, 'scale-results.json'), 'utf8'));
-  const expectedDefaults = gunzipSync(
-    readFileSync(join(dir, 'expected-v1-defaults.json.gz')),
-  ).toString('utf8');
+  // Plain in the unpacked test data; gzip'd in the shared corpus it was vendored from.
+  const plain = join(dir, 'expected-v1-defaults.json');
+  const expectedDefaults = existsSync(plain)
+    ? readFileSync(plain, 'utf8')
+    : gunzipSync(readFileSync(`${plain}.gz`)).toString('utf8');
   let passed = 0;
   let failed = 0;
   for (const run of results.runs.filter((r) => r.engine === 'v1')) {

@@ -35,7 +35,7 @@ const option = (name, fallback) => {
   const at = args.indexOf(name);
   return at >= 0 && at + 1 < args.length ? args[at + 1] : fallback;
 };
-const realDir = option("--real-dir", path.join(root, "..", "shared", "data", "real"));
+const realDir = option("--real-dir", path.join(root, "build", "testdata", "data", "real"));
 const samplesDir = option("--samples-dir", path.join(root, "tests", "data", "token-estimate"));
 const tokenizerDir = option("--tokenizer-dir", "/tmp/tok");
 const markdown = args.includes("--markdown");

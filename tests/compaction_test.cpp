@@ -26,8 +26,8 @@
 #ifndef CCE_SOURCE_DIR
 #define CCE_SOURCE_DIR "."
 #endif
-#ifndef CCE_SHARED_DIR
-#define CCE_SHARED_DIR "../shared"
+#ifndef CCE_TESTDATA_DIR
+#define CCE_TESTDATA_DIR "build/testdata"
 #endif
 
 namespace {
@@ -901,7 +901,7 @@ TEST_SUITE("compaction") {
     for (const char* name : {"oasst1_en100_best_path.json", "swe_agent_trajectories.json",
                              "claude_code_ccviewer.json"}) {
       CAPTURE(name);
-      const std::string text = readText(std::string(CCE_SHARED_DIR) + "/data/real/" + name);
+      const std::string text = readText(std::string(CCE_TESTDATA_DIR) + "/data/real/" + name);
       if (text.empty()) {
         MESSAGE("skipped: " << name << " not found");
         continue;

@@ -21,8 +21,8 @@
 #include "summarizer.h"
 #include "types.h"
 
-#ifndef CCE_SHARED_DIR
-#define CCE_SHARED_DIR "../shared"
+#ifndef CCE_TESTDATA_DIR
+#define CCE_TESTDATA_DIR "build/testdata"
 #endif
 
 namespace {
@@ -995,7 +995,7 @@ void replay(const std::vector<Value>& conv, std::size_t index, ReplayTotals& tot
 }
 
 std::vector<Value> loadConversations(const std::string& file) {
-  std::string path = std::string(CCE_SHARED_DIR) + "/data/real/" + file;
+  std::string path = std::string(CCE_TESTDATA_DIR) + "/data/real/" + file;
   std::string text;
   if (FILE* f = std::fopen(path.c_str(), "rb")) {
     char buffer[1 << 16];

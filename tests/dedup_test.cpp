@@ -99,13 +99,13 @@ using Doc = rapidjson::GenericDocument<rapidjson::UTF16<char16_t>>;
 using Val = rapidjson::GenericValue<rapidjson::UTF16<char16_t>>;
 
 std::filesystem::path casesDir() {
-  if (const char* env = std::getenv("CCE_SHARED_DIR")) {
+  if (const char* env = std::getenv("CCE_TESTDATA_DIR")) {
     return std::filesystem::path(env) / "conformance/public/cases";
   }
-#ifdef CCE_SHARED_DIR
-  return std::filesystem::path(CCE_SHARED_DIR) / "conformance/public/cases";
+#ifdef CCE_TESTDATA_DIR
+  return std::filesystem::path(CCE_TESTDATA_DIR) / "conformance/public/cases";
 #else
-  return std::filesystem::path("../shared/conformance/public/cases");
+  return std::filesystem::path("build/testdata/conformance/public/cases");
 #endif
 }
 

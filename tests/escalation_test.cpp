@@ -514,7 +514,7 @@ TEST_SUITE("escalation") {
   }
 
   TEST_CASE("never orphans a tool call on the real transcripts at 30 % of their tokens") {
-    const std::string dir = cce::test::sharedDir() + "/data/real";
+    const std::string dir = cce::test::testDataDir() + "/data/real";
     const char* const files[] = {"claude_code_ccviewer.json", "claude_code_mclaude.json",
                                  "swe_agent_trajectories.json",
                                  "claude_code_console_bookminder.json"};

@@ -57,7 +57,7 @@ TEST_SUITE("golden") {
   TEST_CASE("reproduces every public oracle case byte for byte") {
     std::string dir = test::publicCorpusDir();
     if (!cli::isDirectory(dir)) {
-      FAIL("../shared/conformance not found next to the project (looked for " << dir << ")");
+      FAIL("test data not unpacked: run `node scripts/testdata.mjs` (looked for " << dir << ")");
     }
     std::size_t ran = test::checkConformanceDir(dir);
     if (test::goldenFilter().empty()) CHECK(ran > 400);
@@ -77,7 +77,7 @@ TEST_SUITE("golden") {
     // The conformance runner skips these cases (no compress()); they pin the factory prompts and
     // the LLM mocks that the factory-run cases rely on.
     std::string dir = test::publicCorpusDir() + "/cases";
-    if (!cli::isDirectory(dir)) FAIL("../shared/conformance not found next to the project");
+    if (!cli::isDirectory(dir)) FAIL("test data not unpacked: run `node scripts/testdata.mjs`");
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       std::string file = entry.path().filename().string();

@@ -18,8 +18,8 @@
 #include "jscompat/number.h"
 #include "json/value.h"
 
-#ifndef CCE_SHARED_DIR
-#define CCE_SHARED_DIR "../shared"
+#ifndef CCE_TESTDATA_DIR
+#define CCE_TESTDATA_DIR "build/testdata"
 #endif
 
 namespace {
@@ -185,7 +185,7 @@ TEST_SUITE("json_io") {
     // The case files are JSON.stringify output (checked in Node), lone-surrogate escapes
     // included, so parse + write must reproduce each byte for byte.
     const std::filesystem::path dir =
-        std::filesystem::path(CCE_SHARED_DIR) / "conformance/public/cases";
+        std::filesystem::path(CCE_TESTDATA_DIR) / "conformance/public/cases";
     REQUIRE(std::filesystem::is_directory(dir));
     int files = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -199,7 +199,7 @@ TEST_SUITE("json_io") {
   }
 
   TEST_CASE("the 6 MB scale conversation re-serialises to its own bytes") {
-    std::string text = readFile(std::filesystem::path(CCE_SHARED_DIR) /
+    std::string text = readFile(std::filesystem::path(CCE_TESTDATA_DIR) /
                                 "conformance/scale/scale-conversation.json");
     REQUIRE(text.size() == 6344200);
     CHECK(roundTrip(text) == text);

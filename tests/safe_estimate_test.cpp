@@ -160,7 +160,7 @@ TEST_SUITE("safe_estimate") {
   }
 
   TEST_CASE("budgets on real transcripts count by script, report it and round-trip") {
-    const std::string dir = cce::test::sharedDir() + "/data/real";
+    const std::string dir = cce::test::testDataDir() + "/data/real";
     std::size_t conversations = 0, fitting = 0;
     for (const char* file : {"claude_code_ccviewer.json", "swe_agent_trajectories.json"}) {
       const std::string text = cce::test::readFile(dir + "/" + file);

@@ -21,8 +21,8 @@
 #include "jscompat/string.h"
 #include "tool_output.h"
 
-#ifndef CCE_SHARED_DIR
-#define CCE_SHARED_DIR "../shared"
+#ifndef CCE_TESTDATA_DIR
+#define CCE_TESTDATA_DIR "build/testdata"
 #endif
 
 namespace {
@@ -412,7 +412,7 @@ TEST_SUITE("summarizer") {
   // splitCodeAndProse exactly (the wrapper and the size guard of §2.3-§2.4 are rebuilt here).
   TEST_CASE("rebuilds every corpus summary from its sources") {
     const std::filesystem::path dir =
-        std::filesystem::path(CCE_SHARED_DIR) / "conformance/public/cases";
+        std::filesystem::path(CCE_TESTDATA_DIR) / "conformance/public/cases";
     REQUIRE(std::filesystem::is_directory(dir));
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir))

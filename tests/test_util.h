@@ -11,12 +11,12 @@
 
 namespace cce::test {
 
-/// The oracle corpus next to the project (`../shared/conformance/public`, fixed by CMake).
+/// The oracle corpus, unpacked from tests/corpus (`build/testdata/conformance/public`, fixed by CMake).
 inline std::string publicCorpusDir() {
-#ifdef CCE_SHARED_DIR
-  return std::string(CCE_SHARED_DIR) + "/conformance/public";
+#ifdef CCE_TESTDATA_DIR
+  return std::string(CCE_TESTDATA_DIR) + "/conformance/public";
 #else
-  return "../shared/conformance/public";
+  return "build/testdata/conformance/public";
 #endif
 }
 

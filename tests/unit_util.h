@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Helpers shared by the unit tests: messages from JSON text, the JSON entry points, ../shared.
+// Helpers shared by the unit tests: messages from JSON text, the JSON entry points, the test data.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -85,12 +85,12 @@ inline std::string readFile(const std::string& path) {
   return out;
 }
 
-/// `../shared` next to the project (fixed at configure time by CMake).
-inline std::string sharedDir() {
-#ifdef CCE_SHARED_DIR
-  return CCE_SHARED_DIR;
+/// The test data unpacked from tests/corpus (`build/testdata`, fixed at configure time by CMake).
+inline std::string testDataDir() {
+#ifdef CCE_TESTDATA_DIR
+  return CCE_TESTDATA_DIR;
 #else
-  return "../shared";
+  return "build/testdata";
 #endif
 }
 

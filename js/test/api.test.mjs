@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { compress, defaultTokenCounter, uncompress } from 'cce-wasm';
+import { sharedUrl } from './support/shared-data.mjs';
 
 // Spec §13 example 1: one sentence repeated five times (350 chars), recencyWindow 0.
 const SENTENCE = 'This is a long message about general topics that could be compressed.';
@@ -165,7 +166,7 @@ describe('compress', () => {
     const { readFileSync } = await import('node:fs');
     const c = JSON.parse(
       readFileSync(
-        new URL('../../../shared/conformance/public/cases/seed-1-recompress.json', import.meta.url),
+        sharedUrl('conformance/public/cases/seed-1-recompress.json'),
         'utf8',
       ),
     );

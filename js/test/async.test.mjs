@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { compress, CompressError } from 'cce-wasm';
+import { sharedUrl } from './support/shared-data.mjs';
 
-const cases = new URL('../../../shared/conformance/public/cases/', import.meta.url);
+const cases = sharedUrl('conformance/public/cases/');
 const loadCase = (name) => JSON.parse(readFileSync(new URL(`${name}.json`, cases), 'utf8'));
 
 // A corpus conversation with several summarisation requests (expected calls recorded by the oracle).

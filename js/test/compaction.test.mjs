@@ -19,10 +19,11 @@ import {
   undo,
 } from 'cce-wasm/compaction';
 import { checkConversation } from 'cce-wasm/context';
+import { sharedUrl } from './support/shared-data.mjs';
 
 const golden = (name) =>
   JSON.parse(readFileSync(new URL(`../../tests/golden/compaction/${name}`, import.meta.url), 'utf8'));
-const REAL = new URL('../../../shared/data/real/', import.meta.url);
+const REAL = sharedUrl('data/real/');
 const loadReal = (file) =>
   existsSync(new URL(file, REAL)) ? JSON.parse(readFileSync(new URL(file, REAL), 'utf8')) : null;
 const json = (value) => JSON.stringify(value);

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
-// Every oracle case of shared/conformance/public through the built package, byte for byte.
+// Every oracle case of the oracle corpus (conformance/public) through the built package, byte for byte.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
 
 import * as api from 'cce-wasm';
 
 import { runCase } from '../../scripts/conformance.mjs';
+import { sharedUrl } from './support/shared-data.mjs';
 
-const shared = new URL('../../../shared/conformance/', import.meta.url);
+const shared = sharedUrl('conformance/');
 const casesDir = new URL('public/cases/', shared);
 if (!existsSync(casesDir))
-  throw new Error(`missing ${casesDir.pathname}: shared/ must sit beside the project`);
+  throw new Error(`missing ${casesDir.pathname}: run node scripts/testdata.mjs to unpack the test data`);
 
 describe('public conformance corpus', () => {
   const files = readdirSync(casesDir)
@@ -35,9 +35,7 @@ describe('large input', () => {
   test('the 6 MB scale session matches the reference output byte for byte', () => {
     const scale = new URL('scale/', shared);
     const text = readFileSync(new URL('scale-conversation.json', scale), 'utf8');
-    const expected = gunzipSync(
-      readFileSync(new URL('expected-v1-defaults.json.gz', scale)),
-    ).toString('utf8');
+    const expected = readFileSync(new URL('expected-v1-defaults.json', scale), 'utf8');
     const messages = JSON.parse(text);
     const result = api.compress(messages, { compat: 'cce-1.0' });
     const json = JSON.stringify(result);

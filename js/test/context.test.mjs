@@ -15,8 +15,9 @@ import {
   recoverProgress,
   unfoldToolChains,
 } from 'cce-wasm/context';
+import { sharedUrl } from './support/shared-data.mjs';
 
-const REAL = new URL('../../../shared/data/real/', import.meta.url);
+const REAL = sharedUrl('data/real/');
 const loadReal = (file) =>
   existsSync(new URL(file, REAL)) ? JSON.parse(readFileSync(new URL(file, REAL), 'utf8')) : null;
 

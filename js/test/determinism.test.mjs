@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: MIT
 // Determinism across builds: native CLI and wasm package give byte-identical output on the public
-// corpus and on every real conversation in ../shared/data/real, in both modes.
+// corpus and on every real conversation in the real transcripts (data/real), in both modes.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { compress } from 'cce-wasm';
 
 import { missingCli, nativeCompressAsync, scratchDir, wasmAnswer } from './support/native.mjs';
+import { sharedPath } from './support/shared-data.mjs';
 
 const started = performance.now();
 after(() =>
   console.log(`determinism.test.mjs: ${((performance.now() - started) / 1000).toFixed(1)} s`),
 );
 
-const shared = fileURLToPath(new URL('../../../shared/', import.meta.url));
+const shared = sharedPath();
 const casesDir = join(shared, 'conformance/public/cases');
 const realDir = join(shared, 'data/real');
 for (const dir of [casesDir, realDir]) {
-  if (!existsSync(dir)) throw new Error(`missing ${dir}: ../shared must sit beside the project`);
+  if (!existsSync(dir)) throw new Error(`missing ${dir}: run node scripts/testdata.mjs to unpack the test data`);
 }
 
 /** Native processes in flight while the main thread runs the wasm side. */

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { CHROMIUM_FLAGS } from './support/chromium.mjs';
+import { sharedUrl } from './support/shared-data.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const inCi = process.env.CI === 'true';
@@ -20,7 +21,7 @@ const inCi = process.env.CI === 'true';
 // One corpus case as the workload: its expected output is the reference's.
 const corpusCase = JSON.parse(
   readFileSync(
-    new URL('../../../shared/conformance/public/cases/seed-18-unicode.json', import.meta.url),
+    sharedUrl('conformance/public/cases/seed-18-unicode.json'),
     'utf8',
   ),
 );

@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { compress, CompressError, defaultTokenCounter, estimateTokens } from 'cce-wasm';
+import { sharedUrl } from './support/shared-data.mjs';
 
-const cases = new URL('../../../shared/conformance/public/cases/', import.meta.url);
+const cases = sharedUrl('conformance/public/cases/');
 // Corpus cases are the reference's outputs: run them in its mode (the default is the safe mode).
 const loadCase = (name) => {
   const c = JSON.parse(readFileSync(new URL(`${name}.json`, cases), 'utf8'));

@@ -418,11 +418,11 @@ int benchMain(const std::vector<std::string>& args, const char* argv0) {
     std::fprintf(stderr, "cce bench: --runs must be >= 1\n");
     return 2;
   }
-  if (shared.empty()) shared = findSharedDir(argv0);
+  if (shared.empty()) shared = findTestDataDir(argv0);
   if (shared.empty() || !isDirectory(shared)) {
     std::fprintf(stderr,
-                 "cce bench: ../shared not found (looked next to the current directory and the "
-                 "executable); pass --shared DIR\n");
+                 "cce bench: build/testdata not found (run `node scripts/testdata.mjs` in the "
+                 "project); pass --shared DIR\n");
     return 2;
   }
   std::printf("cce %s bench: median of %d runs after 1 warm-up (a run of a small input averages "

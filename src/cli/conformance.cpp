@@ -599,6 +599,13 @@ bool gunzipFile(const std::string& path, std::string& out) {
   return pclose(pipe) == 0;
 }
 
+// The expected output of the defaults run: plain in the unpacked test data (scripts/testdata.mjs),
+// gzip'd in the shared corpus it was vendored from.
+bool readExpectedDefaults(const std::string& dir, std::string& out) {
+  return readFile(dir + "/expected-v1-defaults.json", out) ||
+         gunzipFile(dir + "/expected-v1-defaults.json.gz", out);
+}
+
 void runScale(const std::string& dir, const ConformanceOptions& runOptions,
               ConformanceReport& report) {
   std::string conversationText;
@@ -669,10 +676,10 @@ void runScale(const std::string& dir, const ConformanceOptions& runOptions,
         oc.problems.push_back(figures);
         if (defaults) {
           std::string expectedText;
-          if (!gunzipFile(dir + "/expected-v1-defaults.json.gz", expectedText)) {
-            oc.problems.push_back("cannot run `gzip -dc` on expected-v1-defaults.json.gz");
+          if (!readExpectedDefaults(dir, expectedText)) {
+            oc.problems.push_back("cannot read expected-v1-defaults.json(.gz)");
           } else if (Result<Value> e = parseJson(expectedText); !e) {
-            oc.problems.push_back("expected-v1-defaults.json.gz is not JSON");
+            oc.problems.push_back("expected-v1-defaults.json is not JSON");
           } else {
             oc.problems.push_back(compareBytes(e.value(), expectedText, output, bytes, ""));
           }
@@ -680,9 +687,9 @@ void runScale(const std::string& dir, const ConformanceOptions& runOptions,
       } else if (defaults) {
         // The hash matched; the gzip'd bytes are compared too so a wrong hash table cannot hide.
         std::string expectedText;
-        if (gunzipFile(dir + "/expected-v1-defaults.json.gz", expectedText) &&
+        if (readExpectedDefaults(dir, expectedText) &&
             expectedText != bytes) {
-          oc.problems.push_back("bytes differ from expected-v1-defaults.json.gz: " +
+          oc.problems.push_back("bytes differ from expected-v1-defaults.json: " +
                                 byteDiff(expectedText, bytes));
         }
       }
@@ -1008,15 +1015,11 @@ int conformanceMain(const std::vector<std::string>& args) {
   return report.failed == 0 ? 0 : 1;
 }
 
-std::string findSharedDir(const char* argv0) {
+std::string findTestDataDir(const char* argv0) {
   std::vector<fs::path> candidates;
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
-  if (!ec) {
-    candidates.push_back(cwd / ".." / "shared");
-    candidates.push_back(cwd / "shared");
-    candidates.push_back(cwd / ".." / ".." / "shared");
-  }
+  if (!ec) candidates.push_back(cwd / "build" / "testdata");  // run from the project's root
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec && argv0 != nullptr) {
     ec.clear();
@@ -1024,8 +1027,8 @@ std::string findSharedDir(const char* argv0) {
   }
   if (!ec && !exe.empty()) {
     fs::path exeDir = exe.parent_path();
-    candidates.push_back(exeDir / ".." / ".." / "shared");  // <project>/build/cce
-    candidates.push_back(exeDir / ".." / "shared");
+    candidates.push_back(exeDir / "testdata");                    // <project>/build/cce
+    candidates.push_back(exeDir / ".." / "build" / "testdata");  // another build folder
   }
   for (const fs::path& c : candidates) {
     if (isDirectory((c / "conformance").string()) || isDirectory((c / "data").string())) {

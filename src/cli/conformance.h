@@ -80,8 +80,8 @@ bool splitEnvelope(std::string_view envelope, Envelope& out);
 std::string firstJsonDiff(const json::Value& expected, const json::Value& actual,
                           const std::string& rootPath = "");
 
-/// The shared data directory (`../shared` next to the project): tried relative to the current
-/// directory and to the executable. "" when not found.
-std::string findSharedDir(const char* argv0);
+/// The test data unpacked from tests/corpus (`build/testdata`, by scripts/testdata.mjs): tried
+/// relative to the current directory and to the executable. "" when not found.
+std::string findTestDataDir(const char* argv0);
 
 }  // namespace cce::cli

@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: MIT
 # Writes the fuzzer's seed corpus (compress requests) to DIR (default build/fuzz/seeds); never committed.
 #
-# Sources: every compress case of ../shared/conformance/public (as pinned with compat "cce-1.0", and
-# again in the default mode), and windows of the real conversations in ../shared/data/real under a
+# Sources: every compress case of the oracle corpus (conformance/public in build/testdata) (as pinned with compat "cce-1.0", and
+# again in the default mode), and windows of the real conversations in data/real under a
 # few option sets (budgets with forceConverge, fuzzy dedup, zero recency window). Seeds stay under
 # the fuzzer's -max_len (32 KiB) so that libFuzzer never truncates them into invalid JSON.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out="${1:-build/fuzz/seeds}"
-shared="${CCE_SHARED_DIR:-../shared}"
+node scripts/testdata.mjs  # unpacks tests/corpus into build/testdata when stale
+shared="${CCE_TESTDATA_DIR:-build/testdata}"
 if [ ! -d "$shared/conformance/public/cases" ]; then
-  echo "make-seeds: $shared/conformance/public/cases not found (../shared must sit next to the tree)" >&2
+  echo "make-seeds: $shared/conformance/public/cases not found" >&2
   exit 1
 fi
 mkdir -p "$out"

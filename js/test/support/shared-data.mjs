@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: MIT
-// Where the tests find the reference corpus and the data sets: the copy unpacked from the
-// repository's own compressed test data (build/testdata, written by scripts/testdata.mjs).
+// Where the tests find the reference corpus and the data sets: build/testdata, unpacked from the
+// repository's compressed copy in tests/corpus by scripts/testdata.mjs (run here on first use, so
+// a single test file runs from a fresh clone too).
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const unpacked = new URL('../../../build/testdata/', import.meta.url);
-const beside = new URL('../../../../shared/', import.meta.url);
+const root = new URL('../../../', import.meta.url);
+const unpacked = new URL('build/testdata/', root);
 
-/** URL of the test-data root (ends with a slash); `rel` like 'conformance/public/cases/'. */
+function ensureUnpacked() {
+  if (existsSync(fileURLToPath(new URL('.stamp', unpacked)))) return;
+  const run = spawnSync(process.execPath, [fileURLToPath(new URL('scripts/testdata.mjs', root))],
+                        { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`cannot unpack the test data: ${run.stderr}`);
+}
+
+/** URL in the test data (the root ends with a slash); `rel` like 'conformance/public/cases/'. */
 export function sharedUrl(rel = '') {
-  const root = existsSync(fileURLToPath(unpacked)) ? unpacked : beside;
-  return new URL(rel, root);
+  ensureUnpacked();
+  return new URL(rel, unpacked);
 }
 
 /** File-system path of the same. */
