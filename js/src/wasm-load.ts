@@ -112,7 +112,9 @@ export function createLoader<M>(spec: LoaderSpec<M>): Loader<M> {
           ? error
           : new CompressError(
               'Internal',
-              `cce-wasm: cannot load ${spec.name}: ${describe(error)}`,
+              // Names the fix: where nothing can fetch the wasm (a bundled worker), hand it over.
+              `cce-wasm: cannot load ${spec.name} (${describe(error)}); import the wasm as a ` +
+                `module and pass it to ${spec.init} as { wasmModule } (or { wasmBinary }, { wasmUrl })`,
               '',
               { cause: error },
             );
