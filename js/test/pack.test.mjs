@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const exec = promisify(execFile);
+const bin = (name) => join(root, 'node_modules', '.bin', name);
 const npm = (args, cwd) =>
   exec('npm', args, {
     cwd,
@@ -25,16 +26,19 @@ const npm = (args, cwd) =>
 
 let dir;
 let files;
+let tarball;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cce-pack-'));
-  const { stdout } = await npm(['pack', '--json', '--pack-destination', dir], root);
+  // --ignore-scripts: the prepack build already ran as npm test's build step.
+  const { stdout } = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], root);
   const [info] = JSON.parse(stdout);
   files = info.files.map((f) => f.path).sort();
+  tarball = join(dir, info.filename);
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({ name: 'smoke', private: true, type: 'module' }),
   );
-  await npm(['install', '--offline', '--no-save', join(dir, info.filename)], dir);
+  await npm(['install', '--offline', '--no-save', tarball], dir);
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -81,5 +85,30 @@ describe('npm pack', () => {
     const out = JSON.parse(stdout);
     assert.deepEqual([out.a, out.b, out.codes], [0, 0, 7]);
     assert.match(out.wasmPath, /node_modules\/cce-wasm\/dist\/cce\.wasm$/);
+  });
+
+  test('publint --strict finds nothing wrong with the tarball', async () => {
+    const { stdout } = await exec(bin('publint'), ['--strict', tarball], { timeout: 60_000 });
+    assert.match(stdout, /All good!/);
+  });
+
+  test('are-the-types-wrong passes the tarball for ESM consumers and bundlers', async () => {
+    // The package is ESM only, so CommonJS resolutions (node10, node16 from CJS) are not checked;
+    // attw exits non-zero on any problem in the others.
+    const { stdout } = await exec(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json'],
+                                  { timeout: 60_000 });
+    const report = JSON.parse(stdout);
+    const esm = report.analysis.problems.filter(
+      (p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs',
+    );
+    assert.deepEqual(esm, []);
+    const entries = Object.keys(report.analysis.entrypoints);
+    for (const entry of ['.', './init', './context', './compaction', './cce.wasm'])
+      assert.ok(entries.includes(entry), `${entry} is analysed`);
+  });
+
+  test('a prepack script rebuilds dist/ so a tarball is never stale', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    assert.equal(pkg.scripts.prepack, 'npm run build');
   });
 });
