@@ -172,6 +172,7 @@ function render() {
 }
 
 function compactionText(c) {
+  if (c === null) return 'nothing to compact: the range leaves no turn';
   const fields = [`turns ${c.fromTurn}–${c.toTurn}`];
   if (c.requested && (c.requested.fromTurn !== c.fromTurn || c.requested.toTurn !== c.toTurn)) {
     fields.push(`asked ${c.requested.fromTurn}–${c.requested.toTurn}`);

@@ -522,7 +522,7 @@ TEST_SUITE("compaction") {
       const char* name;
       const char* fields;
       const char* log;
-      const char* expected;  // "from..to" or the start of the error
+      const char* expected;  // "from..to", "none" (nothing to compact) or the start of the error
     };
     const char* kNoLog = "[]";
     const char* kLog = R"([{"fromTurn":0,"toTurn":3,"reasoning":"strip"}])";
@@ -530,7 +530,8 @@ TEST_SUITE("compaction") {
         {"absolute", R"("from":2,"to":5)", kNoLog, "2..5"},
         {"negative: turns before the last", R"("from":-3,"to":-1)", kNoLog, "6..8"},
         {"negative past the start clamps", R"("from":-20,"to":3)", kNoLog, "0..3"},
-        {"past the end clamps", R"("from":7,"to":100)", kNoLog, "7..9"},
+        {"an end past the last turn", R"("from":7,"to":100)", kNoLog,
+         "InvalidInput: to is turn 100, past the conversation's 10 turns (0..9)"},
         {"integers as strings", R"("from":"4","to":"-3")", kNoLog, "4..6"},
         {"defaults cover everything", "", kNoLog, "0..9"},
         {"last without a compaction is the start", R"("from":"last","to":4)", kNoLog, "0..4"},
@@ -547,10 +548,15 @@ TEST_SUITE("compaction") {
         {"keepFirst as a duration", R"("keepFirst":"2h")", kNoLog, "3..9"},
         {"keepFirst as a start bound", R"("from":{"keepFirst":1},"keepLast":1)", kNoLog, "1..8"},
         {"an explicit end overrides keepLast", R"("to":8,"keepLast":5)", kNoLog, "0..8"},
-        {"an empty range", R"("from":9,"to":3)", kNoLog, "InvalidInput: the range is empty"},
-        {"a start past the end", R"("from":12)", kNoLog, "InvalidInput: the range is empty"},
-        {"keeping more turns than there are", R"("keepLast":10)", kNoLog,
-         "InvalidInput: the range is empty"},
+        {"a start after the end", R"("from":9,"to":3)", kNoLog,
+         "InvalidInput: from is turn 9, after to (turn 3)"},
+        {"a start past the end", R"("from":12)", kNoLog,
+         "InvalidInput: from is turn 12, past the conversation's 10 turns (0..9)"},
+        {"keeping every turn: nothing to compact", R"("keepLast":10)", kNoLog, "none"},
+        {"keeping more turns than there are", R"("keepLast":25)", kNoLog, "none"},
+        {"an offset before the first turn", R"("to":-11)", kNoLog, "none"},
+        {"keepFirst past the end", R"("keepFirst":10)", kNoLog, "none"},
+        {"a duration older than every turn", R"("to":"20h")", kNoLog, "none"},
         {"an unknown bound", R"("from":"yesterday")", kNoLog, "InvalidInput: from must be"},
         {"a fractional index", R"("to":2.5)", kNoLog, "InvalidInput: to must be"},
     };
@@ -561,7 +567,13 @@ TEST_SUITE("compaction") {
                                   R"("timestamp":"2025-07-17T09:30:00Z","conversation":)" +
                                   syntheticConversation(10, c.log) + "}";
       const std::string expected = c.expected;
-      if (std::isdigit(static_cast<unsigned char>(expected[0]))) {
+      if (expected == "none") {
+        const Value out = output(request);
+        CHECK(out.find(u"compaction")->isNull());
+        CHECK(out.find(u"index")->isNull());
+        const Value* tokens = out.find(u"tokens");
+        CHECK(tokens->find(u"after")->number == tokens->find(u"before")->number);
+      } else if (std::isdigit(static_cast<unsigned char>(expected[0]))) {
         const Value k = *output(request).find(u"compaction");
         CHECK(std::to_string(static_cast<int>(k.find(u"fromTurn")->number)) + ".." +
                   std::to_string(static_cast<int>(k.find(u"toTurn")->number)) ==
@@ -570,6 +582,31 @@ TEST_SUITE("compaction") {
         CHECK(failure(request).find(expected) == 0);
       }
     }
+  }
+
+  TEST_CASE("a conversation no longer than what a profile keeps compacts to nothing") {
+    // The default profile keeps the last 3 turns, light 5: shorter conversations are common
+    // (one instruction and its agent loop is one turn) and are not an error.
+    for (const char* profile : {"default", "light", "heavy"}) {
+      for (int turns : {0, 1, 3}) {
+        CAPTURE(profile);
+        CAPTURE(turns);
+        const std::string conversation =
+            turns == 0 ? std::string(R"({"turns":[]})") : syntheticConversation(turns, "[]");
+        for (const char* op : {"compact", "dryRun"}) {
+          const Value out = output(std::string(R"({"op":")") + op + R"(","profile":")" + profile +
+                                   R"(","conversation":)" + conversation + "}");
+          CHECK(out.find(u"compaction")->isNull());
+          CHECK(out.find(u"extended")->boolean == false);
+        }
+      }
+    }
+    // One turn more than the default keeps: the oldest turn is compacted.
+    const Value k = *output(R"({"op":"compact","profile":"default","conversation":)" +
+                            syntheticConversation(4, "[]") + "}")
+                         .find(u"compaction");
+    CHECK(k.find(u"fromTurn")->number == 0);
+    CHECK(k.find(u"toTurn")->number == 0);
   }
 
   TEST_CASE("measures durations from the latest timestamp when the request has none") {
@@ -951,8 +988,6 @@ TEST_SUITE("compaction") {
          "/conversation/compactions/0/tools/x/request"},
         {R"({"op":"project","format":"gemini","conversation":{"turns":[]}})",
          "InvalidInput: format must be"},
-        {R"({"op":"compact","reasoning":"strip","conversation":{"turns":[]}})",
-         "InvalidInput: the conversation has no turns to compact"},
         {R"({"op":"fromOpenAI","messages":[1]})",
          "InvalidInput: a message must be an object @ /messages/0"},
         {R"({"op":"fromAnthropic","messages":{}})", "InvalidInput: messages must be an array"},

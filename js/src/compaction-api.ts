@@ -256,24 +256,41 @@ export interface CompactOptions {
   summary?: boolean | string | { summary: string } | null;
   /** Generates summaries with your model; makes the call return a Promise. */
   summarizer?: CompactionSummarizer | null;
+  /**
+   * Tokens the projected view must fit in. The lightest compaction that fits is chosen: the
+   * `light`, `default` and `heavy` profiles in that order, then `heavy` keeping 2 and 1 turns
+   * (your `from`/`to`/`keepFirst`/`keepLast` apply to each); none when the view fits already.
+   * Not combined with `profile` or policies. The result tells whether it `fits`.
+   */
+  tokenBudget?: number;
 }
 
 /** The result of {@link compact}. */
 export interface CompactResult {
   /** A new document: the input with the compaction appended (turns shared, never modified). */
   conversation: Conversation & { compactions: Compaction[] };
-  compaction: Compaction;
-  /** Its index in the log. */
-  index: number;
+  /**
+   * The compaction appended; null when there was nothing to compact (the bounds leave no turn,
+   * e.g. a conversation no longer than the profile's keepLast) or, with `tokenBudget`, when the
+   * view fits already. The conversation then has the input's log.
+   */
+  compaction: Compaction | null;
+  /** Its index in the log (null with no compaction). */
+  index: number | null;
   /** True when the range was extended over a partially overlapping summary. */
   extended: boolean;
+  /** With `tokenBudget`: whether the projected view fits it. */
+  fits?: boolean;
 }
 
 /** The result of {@link dryRun}. */
 export interface DryRunResult<F extends ViewFormat = 'events'> {
-  compaction: Compaction;
-  index: number;
+  /** The compaction that compact() would append; null when there is nothing to compact. */
+  compaction: Compaction | null;
+  index: number | null;
   extended: boolean;
+  /** With `tokenBudget`: whether `tokens.after` fits it. */
+  fits?: boolean;
   /** The projection with the compaction applied. */
   view: ViewOf[F];
   /** Projected tokens: without overlays, with the current ones, with this one added. */
@@ -333,11 +350,15 @@ export function compact<O extends CompactOptions>(
   const finish = (out: Omit<CompactResult, 'conversation'>): CompactResult => ({
     conversation: {
       ...conversation,
-      compactions: [...(conversation.compactions ?? []), out.compaction],
+      compactions: [
+        ...(conversation.compactions ?? []),
+        ...(out.compaction === null ? [] : [out.compaction]),
+      ],
     },
     compaction: out.compaction,
     index: out.index,
     extended: out.extended,
+    ...(out.fits === undefined ? {} : { fits: out.fits }),
   });
   return withSummarizer(conversation, options, 'compact', {}, 'compact()', finish) as MaybeAsync<
     O,
@@ -429,10 +450,24 @@ function compactFields(
   if (typeof options !== 'object') {
     throw new CompressError('InvalidInput', `${caller}: options must be an object`, '/options');
   }
-  const { summarizer: _summarizer, summary, ...fields } = options as CompactOptions & {
-    format?: unknown;
-  };
+  const {
+    summarizer: _summarizer,
+    tokenBudget: _tokenBudget,
+    summary,
+    ...fields
+  } = options as CompactOptions & { format?: unknown };
   delete (fields as { format?: unknown }).format;
+  // JSON would turn NaN and ±Infinity into null, which reads as "not given".
+  for (const key of ['from', 'to', 'keepFirst', 'keepLast'] as const) {
+    const value = fields[key];
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new CompressError(
+        'InvalidInput',
+        `${caller}: ${key} must be a turn index, an offset or a duration, not ${value}`,
+        `/${key}`,
+      );
+    }
+  }
   const out: Record<string, unknown> = { ...fields };
   if (summary !== undefined) {
     out.summary =
@@ -441,14 +476,92 @@ function compactFields(
   return out;
 }
 
-function withSummarizer<Output, Result>(
+/** The compactions tokenBudget tries, lightest first. */
+const BUDGET_LADDER: ReadonlyArray<{ profile: ProfileName; keepLast?: number }> = [
+  { profile: 'light' },
+  { profile: 'default' },
+  { profile: 'heavy' },
+  { profile: 'heavy', keepLast: 2 },
+  { profile: 'heavy', keepLast: 1 },
+];
+
+interface Projected {
+  compaction: Compaction | null;
+  tokens: { before: number; after: number };
+}
+
+/**
+ * With `tokenBudget`: the options of the lightest compaction whose projection fits (or of the
+ * heaviest, if none does), found by deterministic dry runs; no compaction when the view fits.
+ */
+function budgetChoice(
   conversation: Conversation,
-  options: CompactOptions | undefined,
+  options: CompactOptions,
+  caller: string,
+): { options: CompactOptions; fits: boolean; none: boolean } {
+  const budget = options.tokenBudget;
+  if (typeof budget !== 'number' || !(budget >= 0) || budget === Infinity) {
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: tokenBudget must be a non-negative finite number of tokens`,
+      '/tokenBudget',
+    );
+  }
+  for (const key of ['profile', 'reasoning', 'toolCalls', 'summary'] as const) {
+    if (options[key] != null) {
+      throw new CompressError(
+        'InvalidInput',
+        `${caller}: tokenBudget chooses the profile; leave out ${key}`,
+        `/${key}`,
+      );
+    }
+  }
+  const { summarizer: _summarizer, tokenBudget: _budget, ...bounds } = options;
+  let last: { options: CompactOptions; after: number } | undefined;
+  for (const step of BUDGET_LADDER) {
+    const tried: CompactOptions = {
+      ...bounds,
+      profile: step.profile,
+      ...(step.keepLast !== undefined && bounds.keepLast === undefined && bounds.to === undefined
+        ? { keepLast: step.keepLast }
+        : {}),
+    };
+    const dry = run<Projected>(
+      { op: 'dryRun', conversation, ...compactFields(tried, caller) },
+      caller,
+    );
+    if (dry.tokens.before <= budget) return { options: tried, fits: true, none: true };
+    if (dry.compaction === null) continue;
+    if (dry.tokens.after <= budget) return { options: tried, fits: true, none: false };
+    if (last === undefined || dry.tokens.after < last.after) {
+      last = { options: tried, after: dry.tokens.after };
+    }
+  }
+  return last === undefined
+    ? { options: bounds, fits: false, none: true }
+    : { options: last.options, fits: false, none: false };
+}
+
+function withSummarizer<Output extends { fits?: boolean }, Result>(
+  conversation: Conversation,
+  given: CompactOptions | undefined,
   op: 'compact' | 'dryRun',
   extra: Record<string, unknown>,
   caller: string,
-  finish: (output: Output) => Result,
+  finishOutput: (output: Output) => Result,
 ): Result | Promise<Result> {
+  let options = given;
+  let finish = finishOutput;
+  if (given != null && typeof given === 'object' && given.tokenBudget !== undefined) {
+    const choice = budgetChoice(conversation, given, caller);
+    // Nothing to add: the same answer as a request whose bounds leave no turn.
+    options = choice.none
+      ? { ...choice.options, profile: 'default', keepLast: Number.MAX_SAFE_INTEGER }
+      : { ...choice.options };
+    if (choice.none) delete options.to;
+    options.summarizer = given.summarizer ?? null; // async whenever the caller gave one
+    finish = (output) => finishOutput({ ...output, fits: choice.fits });
+  }
   const request = { op, conversation, ...compactFields(options, caller), ...extra };
   const summarizer = options?.summarizer;
   if (summarizer == null) return finish(run<Output>(request, caller));

@@ -299,11 +299,127 @@ describe('range bounds', () => {
     assert.deepEqual(range({ from: 0, keepLast: '3h' }), [0, 6]);
   });
 
-  test('rejects an empty range', () => {
-    assert.throws(
-      () => range({ from: 6, to: 2 }),
-      (e) => e instanceof CompressError && e.code === 'InvalidInput',
-    );
+  test('rejects turn indices that do not fit the conversation, with readable numbers', () => {
+    const rejects = (options, message, path) =>
+      assert.throws(
+        () => range(options),
+        (e) =>
+          e instanceof CompressError &&
+          e.code === 'InvalidInput' &&
+          e.message.endsWith(message) &&
+          e.path === path,
+      );
+    rejects({ from: 6, to: 2 }, 'from is turn 6, after to (turn 2)', '/from');
+    rejects({ from: 12 }, "from is turn 12, past the conversation's 10 turns (0..9)", '/from');
+    rejects({ to: 10 }, "to is turn 10, past the conversation's 10 turns (0..9)", '/to');
+  });
+
+  test('NaN and infinite bounds are typed errors, not "not given"', () => {
+    for (const [key, value] of [['to', NaN], ['from', Infinity], ['keepLast', -Infinity],
+                                ['keepFirst', NaN]]) {
+      assert.throws(
+        () => range({ [key]: value }),
+        (e) =>
+          e instanceof CompressError &&
+          e.code === 'InvalidInput' &&
+          e.path === `/${key}` &&
+          e.message.includes(String(value)),
+        `${key}: ${value}`,
+      );
+    }
+  });
+
+  test('bounds that leave no turn compact nothing, whatever the conversation', () => {
+    for (const turns of [0, 1, 3]) {
+      for (const profile of ['default', 'light', 'heavy']) {
+        const short = deepFreeze(synthetic(turns));
+        const result = compact(short, { profile });
+        assert.equal(result.compaction, null, `${turns} turns, ${profile}`);
+        assert.equal(result.index, null);
+        assert.deepEqual(result.conversation, short);
+        const dry = dryRun(short, { profile, format: 'openai' });
+        assert.equal(dry.compaction, null);
+        assert.equal(dry.tokens.after, dry.tokens.before);
+      }
+    }
+    assert.equal(range2({ keepLast: 10 }), null);
+    assert.equal(range2({ to: -11 }), null);
+  });
+  const range2 = (options) =>
+    compact(conversation, { toolCalls: 'strip', timestamp: now, ...options }).compaction;
+});
+
+describe('tokenBudget', () => {
+  const long = (i) => `Turn ${i}: ${'the build runs the migrations before the seeders. '.repeat(12)}`;
+  const conversation = deepFreeze({
+    turns: Array.from({ length: 12 }, (_, i) => ({
+      events: [
+        { type: 'user', content: long(i) },
+        { type: 'reasoning', content: long(i) },
+        { type: 'toolRequest', id: `c${i}`, name: 'read', arguments: { path: `src/m${i}.ts` } },
+        { type: 'toolResponse', id: `c${i}`, ok: true, content: long(i).repeat(3) },
+        { type: 'assistant', content: long(i) },
+      ],
+    })),
+    compactions: [],
+  });
+  const tokens = (options) => dryRun(conversation, options).tokens;
+  const raw = tokens({ profile: 'light' }).before;
+  const after = Object.fromEntries(
+    ['light', 'default', 'heavy'].map((p) => [p, tokens({ profile: p }).after]),
+  );
+
+  test('the profiles get lighter to heavier in projected tokens (the premise)', () => {
+    assert.ok(after.light < raw && after.default < after.light && after.heavy < after.default,
+              JSON.stringify({ raw, after }));
+  });
+
+  test('picks the lightest profile whose view fits', () => {
+    for (const [budget, profile] of [
+      [after.light, 'light'],
+      [after.light - 1, 'default'],
+      [after.default, 'default'],
+      [after.default - 1, 'heavy'],
+    ]) {
+      const result = compact(conversation, { tokenBudget: budget });
+      assert.equal(result.compaction.profile, profile, `budget ${budget}`);
+      assert.equal(result.fits, true);
+      const { tokens: t } = project(result.conversation);
+      assert.ok(t <= budget, `${t} <= ${budget}`);
+      const dry = dryRun(conversation, { tokenBudget: budget });
+      assert.deepEqual(dry.compaction, result.compaction);
+      assert.equal(dry.fits, true);
+    }
+  });
+
+  test('compacts nothing when the view fits already', () => {
+    const result = compact(conversation, { tokenBudget: raw });
+    assert.equal(result.compaction, null);
+    assert.equal(result.fits, true);
+    assert.deepEqual(result.conversation, conversation);
+  });
+
+  test('keeps fewer turns under heavy before giving up, and says when nothing fits', () => {
+    const heavier = compact(conversation, { tokenBudget: after.heavy - 1 });
+    assert.equal(heavier.compaction.profile, 'heavy');
+    assert.ok(heavier.compaction.toTurn > 8, 'keeps fewer than the profile\'s 3 turns');
+    const none = compact(conversation, { tokenBudget: 1 });
+    assert.equal(none.fits, false);
+    assert.equal(none.compaction.toTurn, 10, 'the heaviest: everything but the last turn');
+  });
+
+  test('works with a summarizer (async) and rejects what it cannot honour', async () => {
+    const result = await compact(conversation, {
+      tokenBudget: after.default - 1,
+      summarizer: async () => 'short summary',
+    });
+    assert.equal(result.compaction.summary.summary, 'short summary');
+    for (const bad of [{ tokenBudget: -1 }, { tokenBudget: NaN }, { tokenBudget: '100' },
+                       { tokenBudget: 100, profile: 'light' }, { tokenBudget: 100, summary: true }]) {
+      assert.throws(() => compact(conversation, bad),
+                    (e) => e instanceof CompressError && e.code === 'InvalidInput',
+                    JSON.stringify(bad));
+    }
   });
 });
 

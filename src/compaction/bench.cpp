@@ -51,7 +51,7 @@ std::optional<Compaction> compactWith(const Conversation& c, const char16_t* pro
   CompactRequest r;
   r.profile = profile;
   Result<CompactOutcome> made = createCompaction(c, r, SummarizeFn());
-  if (!made) return std::nullopt;
+  if (!made || made->empty) return std::nullopt;  // too short for the profile: nothing to compact
   return std::move(made->parsed);
 }
 

@@ -252,36 +252,46 @@ Result<CompactRequest> readCompactRequest(const Value& request) {
   return r;
 }
 
-Result<std::pair<std::size_t, std::size_t>> resolveRange(const Conversation& c,
-                                                         const CompactRequest& r,
-                                                         long long defaultKeepLast) {
+Result<std::optional<std::pair<std::size_t, std::size_t>>> resolveRange(
+    const Conversation& c, const CompactRequest& r, long long defaultKeepLast) {
   const std::size_t n = c.turnCount();
-  if (n == 0) return invalid("the conversation has no turns to compact", "/conversation/turns");
+  if (n == 0) return std::optional<std::pair<std::size_t, std::size_t>>();
   Resolver resolver{c, r.at.known ? r.at : c.latest};
   Bound keepFirst;
   keepFirst.kind = Bound::Kind::KeepFirst;
   Bound keepLast;
   keepLast.kind = Bound::Kind::KeepLast;
   keepLast.count = defaultKeepLast;
-  Result<long long> from = resolver.resolve(r.from        ? *r.from
-                                            : r.keepFirst ? *r.keepFirst
-                                                          : keepFirst,
-                                            true);
+  const Bound& fromBound = r.from ? *r.from : r.keepFirst ? *r.keepFirst : keepFirst;
+  const Bound& toBound = r.to ? *r.to : r.keepLast ? *r.keepLast : keepLast;
+  Result<long long> from = resolver.resolve(fromBound, true);
   if (!from) return Error{from.error().code, from.error().message, "/from"};
-  Result<long long> to = resolver.resolve(r.to         ? *r.to
-                                          : r.keepLast ? *r.keepLast
-                                                       : keepLast,
-                                          false);
+  Result<long long> to = resolver.resolve(toBound, false);
   if (!to) return Error{to.error().code, to.error().message, "/to"};
+
+  // A turn index names a turn: past the end it is a mistake. Every other bound (offsets from the
+  // end, keepFirst/keepLast, durations, "last") is relative, and may leave nothing to compact.
+  const std::string turns = js::decimalAscii(n) + (n == 1 ? " turn" : " turns");
+  for (const auto& [bound, side, at] : {std::tuple{&fromBound, "from", from.value()},
+                                        std::tuple{&toBound, "to", to.value()}}) {
+    if (bound->kind == Bound::Kind::Index && at >= static_cast<long long>(n)) {
+      return invalid(std::string(side) + " is turn " + js::decimalAscii(static_cast<std::uint64_t>(at)) +
+                         ", past the conversation's " + turns + " (0.." +
+                         js::decimalAscii(n - 1) + ")",
+                     std::string("/") + side);
+    }
+  }
+  if (fromBound.kind == Bound::Kind::Index && toBound.kind == Bound::Kind::Index &&
+      from.value() > to.value()) {
+    return invalid("from is turn " + js::decimalAscii(static_cast<std::uint64_t>(from.value())) +
+                       ", after to (turn " +
+                       js::decimalAscii(static_cast<std::uint64_t>(to.value())) + ")",
+                   "/from");
+  }
   const long long a = std::max(from.value(), 0LL);
   const long long b = std::min(to.value(), static_cast<long long>(n) - 1);
-  if (a > b) {
-    return invalid("the range is empty: from resolves to turn " + js::decimalAscii(from.value()) +
-                       " and to resolves to turn " + js::decimalAscii(to.value()) + " of " +
-                       js::decimalAscii(n) + " turns",
-                   "");
-  }
-  return std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b));
+  if (a > b) return std::optional<std::pair<std::size_t, std::size_t>>();
+  return std::optional(std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b)));
 }
 
 std::pair<std::size_t, std::size_t> extendOverSummaries(const std::vector<Compaction>& compactions,
@@ -375,14 +385,18 @@ Result<CompactOutcome> createCompaction(const Conversation& c, const CompactRequ
     return invalid("the compaction has no policy: set reasoning, toolCalls or summary", "");
   }
 
-  Result<std::pair<std::size_t, std::size_t>> range =
+  Result<std::optional<std::pair<std::size_t, std::size_t>>> range =
       resolveRange(c, r, profile != nullptr ? profile->keepLast : 0);
   if (!range) return range.error();
   CompactOutcome out;
-  out.requestedFrom = range->first;
-  out.requestedTo = range->second;
-  std::size_t from = range->first;
-  std::size_t to = range->second;
+  if (!range.value()) {
+    out.empty = true;
+    return out;
+  }
+  out.requestedFrom = range.value()->first;
+  out.requestedTo = range.value()->second;
+  std::size_t from = out.requestedFrom;
+  std::size_t to = out.requestedTo;
 
   std::u16string summaryText;
   if (summary != Summary::Off) {

@@ -97,10 +97,12 @@ struct CompactRequest {
 
 Result<CompactRequest> readCompactRequest(const json::Value& request);
 
-/// [fromTurn, toTurn] of a request over `conversation`, before summary extension.
-Result<std::pair<std::size_t, std::size_t>> resolveRange(const Conversation& conversation,
-                                                         const CompactRequest& request,
-                                                         long long defaultKeepLast);
+/// [fromTurn, toTurn] of a request over `conversation`, before summary extension; nullopt when
+/// the bounds leave no turn (a conversation no longer than what the bounds keep): nothing to
+/// compact, which is not an error. A turn index past the conversation's end, or an absolute
+/// `from` after an absolute `to`, is an error.
+Result<std::optional<std::pair<std::size_t, std::size_t>>> resolveRange(
+    const Conversation& conversation, const CompactRequest& request, long long defaultKeepLast);
 
 /// Extends [from, to] until it partially overlaps no summary in `compactions`.
 std::pair<std::size_t, std::size_t> extendOverSummaries(const std::vector<Compaction>& compactions,
@@ -120,6 +122,7 @@ SummaryInput summaryInput(const Conversation& conversation, std::size_t from, st
 std::u16string deterministicSummary(const SummaryInput& input);
 
 struct CompactOutcome {
+  bool empty = false;    // the bounds leave no turn: no compaction (everything else unset)
   bool pending = false;  // the summarizer answered Pending: `pendingSummary` is the request
   SummaryInput pendingSummary;
   json::Value compaction;  // the event to append to conversation.compactions

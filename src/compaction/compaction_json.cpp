@@ -142,16 +142,18 @@ std::string runCompact(Value& request, bool dryRun) {
     return okEnvelope("pending", pending);
   }
 
+  // Nothing to compact (the bounds leave no turn): a null compaction, the view as it is.
   Value out = Value::object();
-  out.members.push_back({u"compaction", std::move(outcome.compaction)});
-  out.members.push_back({u"index", number(static_cast<double>(c->compactions.size()))});
+  out.members.push_back({u"compaction", outcome.empty ? Value() : std::move(outcome.compaction)});
+  out.members.push_back({u"index", outcome.empty ? Value()
+                                                 : number(static_cast<double>(c->compactions.size()))});
   out.members.push_back({u"extended", Value::fromBool(outcome.extended)});
   if (!dryRun) return okEnvelope("output", out);
 
   const double raw = project(c.value(), {}, false).tokens;
   const double before = project(c.value(), c->compactions, false).tokens;
   std::vector<Compaction> with = c->compactions;
-  with.push_back(std::move(outcome.parsed));
+  if (!outcome.empty) with.push_back(std::move(outcome.parsed));
   Projection projection = project(c.value(), with);
   const double after = projection.tokens;
   Result<Value> view = viewOf(std::move(projection), format.value(), mutableSource(request));
