@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// compress / uncompress / validate for every message format: detected from the shapes or named by
+// `options.format`, answered in the format given. Conversations in the engine's own dialect
+// (OpenAI Chat messages that all carry an `id`), and every call under `compat: 'cce-1.0'` that
+// names no format, go to the engine exactly as before.
+import { anthropicFormat, validateAnthropic } from './format-anthropic.js';
+import {
+  compressNative,
+  restoreNative,
+  type FormatAdapter,
+  type FormatOptions,
+  type FormatProblem,
+  type MessageFormat,
+  type NativeCompressResult,
+} from './format-core.js';
+import { openaiChatFormat, validateOpenAIChat } from './format-openai-chat.js';
+import { compress as engineCompress, uncompress as engineUncompress } from './engine.js';
+import { CompressError } from './errors.js';
+import type {
+  AsyncCompressOptions,
+  CompressOptions,
+  CompressResult,
+  Message,
+  StoreLookup,
+  SyncCompressOptions,
+  UncompressOptions,
+  UncompressResult,
+  VerbatimMap,
+} from './types.js';
+
+type Obj = Record<string, unknown>;
+
+const ADAPTERS: Record<string, FormatAdapter<never> | undefined> = {
+  'openai-chat': openaiChatFormat as FormatAdapter<never>,
+  anthropic: anthropicFormat as FormatAdapter<never>,
+};
+
+const ANTHROPIC_BLOCKS = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+  'server_tool_use',
+  'web_search_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+]);
+
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * The format of a conversation, from its shapes: Anthropic blocks (`tool_use`, `tool_result`,
+ * `thinking`, an image with a `source`, …) or `options.system` make it `'anthropic'`; anything
+ * else with roles is `'openai-chat'`. Undefined when it is not an array of role messages.
+ */
+export function detectFormat(messages: unknown, options?: FormatOptions): MessageFormat | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  let anthropic = options?.system != null;
+  for (const m of messages) {
+    if (!isObj(m) || typeof m.role !== 'string') return undefined;
+    if (anthropic || !Array.isArray(m.content)) continue;
+    for (const block of m.content) {
+      if (!isObj(block)) continue;
+      const type = block.type;
+      if (ANTHROPIC_BLOCKS.has(type as string) || (type === 'image' && isObj(block.source))) {
+        anthropic = true;
+        break;
+      }
+    }
+  }
+  return anthropic ? 'anthropic' : 'openai-chat';
+}
+
+function allHaveIds(messages: readonly unknown[]): boolean {
+  return messages.every((m) => isObj(m) && m.id != null);
+}
+
+/** The adapter for a run, or undefined for the engine's own dialect. */
+function adapterFor(messages: unknown, options: (CompressOptions & FormatOptions) | undefined) {
+  const named = options?.format;
+  if (named === undefined && options?.compat === 'cce-1.0') return undefined;
+  const format = named ?? detectFormat(messages, options);
+  if (format === undefined) return undefined;
+  const adapter = ADAPTERS[format];
+  if (!adapter) {
+    throw new CompressError('InvalidInput', `options.format: unknown format ${String(format)}`, '/options/format');
+  }
+  // Messages that all carry an id are the engine's own dialect unless a format is named.
+  if (Array.isArray(messages) && allHaveIds(messages) && (named === undefined ? options?.system == null : named === 'openai-chat')) {
+    return undefined;
+  }
+  return adapter;
+}
+
+function withoutFormat<T extends object>(options: T | undefined): T | undefined {
+  if (!options || !('format' in options)) return options;
+  const { format: _format, ...rest } = options as T & FormatOptions;
+  return rest as T;
+}
+
+/** Options of `compress`, with the message format. */
+export type FormatCompressOptions = CompressOptions & FormatOptions;
+
+/**
+ * Compresses a conversation in any supported format and answers in that format (see
+ * {@link MessageFormat}). OpenAI Chat messages that all carry an `id` are the engine's own dialect:
+ * `verbatim` is keyed by id and compressed messages carry `metadata._cce_original`. Every other
+ * conversation (ids are optional) comes back as valid provider messages with nothing added, and
+ * `verbatim` keyed by output position: `"k"` (and `"k.1"`, `"k.2"`, … when omitted messages were
+ * folded into message k) hold the originals message k stands for; `uncompress` puts them back.
+ */
+export function compress(messages: Message[], options?: SyncCompressOptions & FormatOptions): CompressResult;
+export function compress(messages: Message[], options: AsyncCompressOptions & FormatOptions): Promise<CompressResult>;
+export function compress<M extends object>(
+  messages: M[],
+  options: SyncCompressOptions & FormatOptions & { format: MessageFormat },
+): NativeCompressResult<M>;
+export function compress<M extends object>(
+  messages: M[],
+  options: AsyncCompressOptions & FormatOptions & { format: MessageFormat },
+): Promise<NativeCompressResult<M>>;
+export function compress(
+  messages: unknown[],
+  options?: CompressOptions & FormatOptions,
+): CompressResult | Promise<CompressResult> | NativeCompressResult | Promise<NativeCompressResult>;
+export function compress(
+  messages: unknown[],
+  options?: CompressOptions & FormatOptions,
+): CompressResult | Promise<CompressResult> | NativeCompressResult | Promise<NativeCompressResult> {
+  const adapter = adapterFor(messages, options);
+  if (adapter === undefined) return engineCompress(messages as Message[], withoutFormat(options));
+  return compressNative(adapter as FormatAdapter<unknown>, messages, options ?? {});
+}
+
+/** Options of `uncompress`, with the message format. */
+export type FormatUncompressOptions = UncompressOptions & FormatOptions;
+
+/**
+ * Restores the originals of a compressed conversation. In the engine's own dialect (every message
+ * has an `id`, no `format` other than 'openai-chat' named) by `_cce_original` ids, as always;
+ * otherwise by output position, from the `verbatim` of the `compress` call that made `messages`
+ * (messages appended since pass through).
+ */
+export function uncompress(
+  messages: Message[],
+  store: VerbatimMap | StoreLookup,
+  options?: FormatUncompressOptions,
+): UncompressResult;
+export function uncompress<M>(
+  messages: M[],
+  store: Record<string, M>,
+  options?: FormatUncompressOptions,
+): UncompressResult & { messages: M[] };
+export function uncompress(
+  messages: unknown[],
+  store: unknown,
+  options?: FormatUncompressOptions,
+): UncompressResult {
+  const adapter = adapterFor(messages, options);
+  if (adapter === undefined) {
+    return engineUncompress(messages as Message[], store as VerbatimMap, withoutFormat(options));
+  }
+  if (!isObj(store)) {
+    throw new CompressError('InvalidInput', 'uncompress(): store must be the verbatim map of compress', '/store');
+  }
+  return restoreNative(messages, store) as unknown as UncompressResult;
+}
+
+/**
+ * The problems a provider would reject a request for, e.g. a tool result that answers no call,
+ * Anthropic's alternation and tool_result-first order, empty content, duplicate call ids. Empty
+ * when the request is valid as far as these checks go.
+ */
+export function validate(
+  messages: readonly unknown[],
+  options?: { format?: MessageFormat; system?: unknown },
+): FormatProblem[] {
+  const format = options?.format ?? detectFormat(messages, options) ?? 'openai-chat';
+  switch (format) {
+    case 'anthropic':
+      return validateAnthropic(messages, options?.system);
+    case 'openai-chat':
+      return validateOpenAIChat(messages);
+    default: {
+      const adapter = ADAPTERS[format];
+      if (!adapter) throw new CompressError('InvalidInput', `validate(): unknown format ${String(format)}`, '/options/format');
+      return adapter.validate(messages as never[], options?.system);
+    }
+  }
+}
+
+export type { FormatOptions, FormatProblem, MessageFormat, NativeCompressResult };

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+// Provider-native conversations (issue 17): the 112 real conversations of data/native, in their
+// Anthropic Messages shape and as OpenAI Chat messages without ids, compressed at defaults and
+// under 50/30/15 % budgets. Every output must be a request the provider accepts (nothing
+// `validate` did not already find in the input), restore exactly, and leave the input untouched.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+
+import { compress, detectFormat, uncompress, validate } from 'cce-wasm';
+
+import { sharedPath } from './support/shared-data.mjs';
+
+function loadDir(kind) {
+  const dir = sharedPath(`data/native/${kind}/`);
+  const all = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const list = JSON.parse(readFileSync(dir + file, 'utf8'));
+    list.forEach((conversation, i) => all.push({ name: `${file}#${i}`, conversation }));
+  }
+  return all;
+}
+
+const anthropic = loadDir('anthropic');
+const openai = loadDir('openai').map(({ name, conversation }) => ({
+  name,
+  // The OpenAI twins without their ids (and the positional index the ids came with).
+  conversation: conversation.map(({ id: _id, index: _index, ...rest }) => rest),
+}));
+
+const problemKeys = (problems) => new Set(problems.map((p) => `${p.code}:${p.callId ?? ''}`));
+
+/** Problems of the output that the input did not already have. */
+function newProblems(output, input, options) {
+  const before = problemKeys(validate(input, options));
+  return validate(output, options).filter((p) => !before.has(`${p.code}:${p.callId ?? ''}`));
+}
+
+const BUDGETS = [0.5, 0.3, 0.15];
+
+function checkFormat(cases, format, extract) {
+  const counts = { conversations: 0, runs: 0, valid: 0, exact: 0, validInputs: 0 };
+  for (const { name, conversation } of cases) {
+    const { messages, system } = extract(conversation);
+    const options = system === undefined ? { format } : { format, system };
+    const snapshot = JSON.stringify(messages);
+    counts.conversations++;
+    if (validate(messages, options).length === 0) counts.validInputs++;
+    const full = compress(messages, { ...options, tokenBudget: 1e12 });
+    const runs = [{}, ...BUDGETS.map((share) => ({ tokenBudget: Math.max(1, Math.floor(full.tokenCount * share)) }))];
+    for (const extra of runs) {
+      const label = `${name} ${extra.tokenBudget ? `budget ${extra.tokenBudget}` : 'defaults'}`;
+      const result = compress(messages, { ...options, ...extra });
+      counts.runs++;
+      assert.equal(JSON.stringify(messages), snapshot, `${label}: the input was mutated`);
+      const problems = newProblems(result.messages, messages, options);
+      assert.deepEqual(problems, [], `${label}: the output is not a valid ${format} request`);
+      counts.valid++;
+      for (const m of result.messages) {
+        assert.ok(!('metadata' in m && m.metadata?._cce_original), `${label}: provenance leaked into a native message`);
+        assert.ok(!('id' in m) || messages.some((x) => x.id === m.id), `${label}: an id was added`);
+      }
+      const restored = uncompress(result.messages, result.verbatim, { format });
+      assert.equal(restored.messages.length, messages.length, `${label}: restored length`);
+      restored.messages.forEach((m, i) => assert.equal(m, messages[i], `${label}: message ${i} is not the original`));
+      counts.exact++;
+    }
+  }
+  return counts;
+}
+
+describe('provider-native conversations of data/native', () => {
+  test('the data set holds 112 conversations in each shape', () => {
+    assert.equal(anthropic.length, 112);
+    assert.equal(openai.length, 112);
+  });
+
+  test('shapes are detected', () => {
+    let detected = 0;
+    for (const { conversation } of anthropic) {
+      if (detectFormat(conversation.messages, { system: conversation.system }) === 'anthropic') detected++;
+    }
+    // A conversation of plain string messages is valid in both shapes; the rest must be found.
+    assert.ok(detected >= 100, `detected ${detected} of 112`);
+    for (const { conversation } of openai) assert.equal(detectFormat(conversation), 'openai-chat');
+  });
+
+  test('Anthropic Messages: valid, exact round trips at defaults and 50/30/15 % budgets', () => {
+    const counts = checkFormat(anthropic, 'anthropic', (body) => ({ messages: body.messages, system: body.system }));
+    assert.equal(counts.conversations, 112);
+    assert.equal(counts.valid, 112 * 4);
+    assert.equal(counts.exact, 112 * 4);
+  });
+
+  test('OpenAI Chat without ids: no throw, valid, exact round trips', () => {
+    const counts = checkFormat(openai, 'openai-chat', (messages) => ({ messages }));
+    assert.equal(counts.valid, 112 * 4);
+    assert.equal(counts.exact, 112 * 4);
+  });
+
+  test('detection alone gives the same answer as a named format', () => {
+    for (const { conversation } of anthropic.slice(0, 30)) {
+      const named = compress(conversation.messages, { format: 'anthropic', system: conversation.system, tokenBudget: 2000 });
+      const detected = compress(conversation.messages, { system: conversation.system, tokenBudget: 2000 });
+      assert.deepEqual(detected.messages, named.messages);
+    }
+  });
+
+  test('tool results are compressed in the Anthropic shape about as much as in the OpenAI shape', () => {
+    const resultChars = (messages) => {
+      let n = 0;
+      for (const m of messages) {
+        if (m.role === 'tool') n += m.content.length;
+        if (Array.isArray(m.content)) {
+          for (const b of m.content) {
+            if (b.type !== 'tool_result') continue;
+            if (typeof b.content === 'string') n += b.content.length;
+            else for (const p of b.content ?? []) if (p.type === 'text') n += p.text.length;
+          }
+        }
+      }
+      return n;
+    };
+    let nativeBefore = 0;
+    let nativeAfter = 0;
+    let chatBefore = 0;
+    let chatAfter = 0;
+    for (let i = 0; i < anthropic.length; i++) {
+      const body = anthropic[i].conversation;
+      const chat = openai[i].conversation;
+      nativeBefore += resultChars(body.messages);
+      nativeAfter += resultChars(compress(body.messages, { format: 'anthropic', system: body.system }).messages);
+      chatBefore += resultChars(chat);
+      chatAfter += resultChars(compress(chat, { format: 'openai-chat' }).messages);
+    }
+    const nativeShare = nativeAfter / nativeBefore;
+    const chatShare = chatAfter / chatBefore;
+    assert.ok(nativeShare < 0.9, `Anthropic tool results kept ${(nativeShare * 100).toFixed(1)} %`);
+    assert.ok(Math.abs(nativeShare - chatShare) < 0.1, `Anthropic ${nativeShare}, OpenAI ${chatShare}`);
+  });
+});
+
+describe('Anthropic adapter details', () => {
+  const PROSE =
+    'We should batch the inserts in groups of 500 rows. The importer currently commits after ' +
+    'every single row, which is slow. Profiling shows that importRows spends most of its time ' +
+    'waiting on the database. A second fix is to disable the audit trigger during the import. ';
+  const LOG = Array.from({ length: 40 }, (_, i) => `line ${i}: INFO processed batch ${i} in ${i * 7} ms`).join('\n');
+
+  const conversation = () => [
+    { role: 'user', content: [{ type: 'text', text: PROSE.repeat(3), cache_control: { type: 'ephemeral' } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Look at the log first.', signature: 'sig-1' },
+        { type: 'text', text: 'Reading the log.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'import.log' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: LOG, is_error: false },
+        { type: 'text', text: 'What now?' },
+      ],
+    },
+    { role: 'assistant', content: PROSE.repeat(2) },
+    { role: 'user', content: 'Thanks.' },
+  ];
+
+  test('compresses tool_result content and keeps every other field by reference', () => {
+    const input = conversation();
+    const result = compress(input, { recencyWindow: 1 });
+    const [u0, a1, u2] = result.messages;
+    assert.equal(u0.content[0].cache_control, input[0].content[0].cache_control);
+    assert.ok(u0.content[0].text.length < input[0].content[0].text.length, 'user text summarised');
+    assert.equal(a1, input[1], 'the tool_use step is kept as it was');
+    assert.equal(u2.content[0].tool_use_id, 'toolu_1');
+    assert.equal(u2.content[0].is_error, false);
+    assert.ok(u2.content[0].content.length < LOG.length, 'the tool result was compressed');
+    assert.deepEqual(validate(result.messages), []);
+    assert.deepEqual(uncompress(result.messages, result.verbatim).messages, input);
+  });
+
+  test('the system prompt counts against the budget and is never changed', () => {
+    const input = conversation();
+    const system = [{ type: 'text', text: PROSE.repeat(20), cache_control: { type: 'ephemeral' } }];
+    const without = compress(input, { tokenBudget: 1e9 });
+    const withSystem = compress(input, { system, tokenBudget: 1e9 });
+    assert.ok(withSystem.tokenCount > without.tokenCount + 300);
+    const tight = compress(input, { system, tokenBudget: withSystem.tokenCount - 100 });
+    assert.ok(tight.messages.every((m) => m.role === 'user' || m.role === 'assistant'));
+    assert.deepEqual(validate(tight.messages, { system }), []);
+  });
+
+  test('validate names what Anthropic rejects', () => {
+    const codes = (messages) => validate(messages, { format: 'anthropic' }).map((p) => p.code).sort();
+    assert.deepEqual(codes([{ role: 'assistant', content: 'hi' }]), ['first-not-user']);
+    assert.deepEqual(codes([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }]), ['roles-not-alternating']);
+    assert.deepEqual(
+      codes([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'r' }] }]),
+      ['orphan-tool-result'],
+    );
+    assert.deepEqual(
+      codes([
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] },
+        { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'tool_result', tool_use_id: 't', content: 'r' }] },
+      ]),
+      ['tool-result-not-first'],
+    );
+    assert.deepEqual(
+      codes([
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] },
+        { role: 'user', content: 'no result' },
+      ]),
+      ['unanswered-tool-use'],
+    );
+    assert.deepEqual(codes([{ role: 'user', content: [] }]), ['empty-content']);
+  });
+});
+
+describe('OpenAI Chat without ids', () => {
+  test('compresses without throwing, adds no ids or metadata, restores exactly', () => {
+    const long = 'The build failed because the cache key changed after the lockfile update. '.repeat(12);
+    const input = [
+      { role: 'developer', content: 'Be brief.' },
+      { role: 'user', content: long },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: long },
+      { role: 'assistant', content: long },
+      { role: 'user', content: 'ok' },
+    ];
+    const result = compress(input, { recencyWindow: 1 });
+    assert.equal(result.messages[0], input[0], 'developer is preserved like system');
+    assert.ok(result.messages[1].content.length < long.length);
+    for (const m of result.messages) assert.ok(!('id' in m) && !('metadata' in m));
+    assert.deepEqual(validate(result.messages), []);
+    assert.deepEqual(uncompress(result.messages, result.verbatim).messages, input);
+  });
+
+  test('messages that all have ids keep the engine dialect', () => {
+    const input = [
+      { id: 'a', role: 'user', content: 'The build failed because the cache key changed. '.repeat(12) },
+      { id: 'b', role: 'user', content: 'ok' },
+    ];
+    const result = compress(input, { recencyWindow: 1 });
+    assert.ok(result.messages[0].metadata._cce_original);
+    assert.ok(result.verbatim.a);
+  });
+});
