@@ -59,7 +59,8 @@ export type ViewOut = { changed: false } | { changed: true; content: string | Vi
 /** @internal One format, both ways. Pure functions over the caller's objects, never mutating. */
 export interface FormatAdapter<M = unknown> {
   readonly name: MessageFormat;
-  split(message: M, index: number): ViewSpec[];
+  /** The views of `message`, the `index`-th of `messages`. */
+  split(message: M, index: number, messages: readonly M[]): ViewSpec[];
   /** The native message made of `outs` (undefined: that view was omitted), or undefined when
    * nothing of it is left. */
   rebuild(message: M, outs: Array<ViewOut | undefined>, specs: ViewSpec[]): M | undefined;
@@ -123,7 +124,7 @@ function viewsOf<M>(adapter: FormatAdapter<M>, input: readonly M[], system: unkn
     if (typeof message !== 'object' || message === null) {
       throw new CompressError('InvalidInput', `compress(): messages[${n}] must be an object`, `/messages/${n}`);
     }
-    const list = adapter.split(message, n);
+    const list = adapter.split(message, n, input);
     specs.push(list);
     for (let j = 0; j < list.length; j++) {
       add(list[j] as ViewSpec, n, j, list.length === 1 ? String(n) : `${n}.${j}`);

@@ -13,7 +13,9 @@ import {
   type MessageFormat,
   type NativeCompressResult,
 } from './format-core.js';
+import { aiSdkFormat } from './format-ai-sdk.js';
 import { openaiChatFormat, validateOpenAIChat } from './format-openai-chat.js';
+import { openaiResponsesFormat } from './format-openai-responses.js';
 import { compress as engineCompress, uncompress as engineUncompress } from './engine.js';
 import { CompressError } from './errors.js';
 import type {
@@ -33,7 +35,12 @@ type Obj = Record<string, unknown>;
 const ADAPTERS: Record<string, FormatAdapter<never> | undefined> = {
   'openai-chat': openaiChatFormat as FormatAdapter<never>,
   anthropic: anthropicFormat as FormatAdapter<never>,
+  'ai-sdk': aiSdkFormat as FormatAdapter<never>,
+  'openai-responses': openaiResponsesFormat as FormatAdapter<never>,
 };
+
+const AI_SDK_PARTS = new Set(['tool-call', 'tool-result', 'reasoning', 'file', 'tool-approval-request', 'tool-approval-response']);
+const RESPONSES_PARTS = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'refusal']);
 
 const ANTHROPIC_BLOCKS = new Set([
   'tool_use',
@@ -56,20 +63,31 @@ const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !
  */
 export function detectFormat(messages: unknown, options?: FormatOptions): MessageFormat | undefined {
   if (!Array.isArray(messages)) return undefined;
-  let anthropic = options?.system != null;
+  let found: MessageFormat | undefined = options?.system != null ? 'anthropic' : undefined;
   for (const m of messages) {
-    if (!isObj(m) || typeof m.role !== 'string') return undefined;
-    if (anthropic || !Array.isArray(m.content)) continue;
+    if (!isObj(m)) return undefined;
+    if (typeof m.role !== 'string') {
+      // Responses items other than messages carry a type and no role.
+      if (typeof m.type !== 'string') return undefined;
+      found ??= 'openai-responses';
+      continue;
+    }
+    if (m.type === 'message') found ??= 'openai-responses';
+    if (found || !Array.isArray(m.content)) continue;
+    if (m.role === 'tool') {
+      found = 'ai-sdk';
+      continue;
+    }
     for (const block of m.content) {
       if (!isObj(block)) continue;
-      const type = block.type;
-      if (ANTHROPIC_BLOCKS.has(type as string) || (type === 'image' && isObj(block.source))) {
-        anthropic = true;
-        break;
-      }
+      const type = block.type as string;
+      if (ANTHROPIC_BLOCKS.has(type) || (type === 'image' && isObj(block.source))) found = 'anthropic';
+      else if (AI_SDK_PARTS.has(type) || (type === 'image' && 'image' in block)) found = 'ai-sdk';
+      else if (RESPONSES_PARTS.has(type)) found = 'openai-responses';
+      if (found) break;
     }
   }
-  return anthropic ? 'anthropic' : 'openai-chat';
+  return found ?? 'openai-chat';
 }
 
 function allHaveIds(messages: readonly unknown[]): boolean {

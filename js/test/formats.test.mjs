@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 
 import { compress, detectFormat, uncompress, validate } from 'cce-wasm';
 
+import { toAiSdk, toOpenAIChat, toResponses, toolResultChars } from './support/convert-formats.mjs';
 import { sharedPath } from './support/shared-data.mjs';
 
 function loadDir(kind) {
@@ -22,11 +23,11 @@ function loadDir(kind) {
 }
 
 const anthropic = loadDir('anthropic');
-const openai = loadDir('openai').map(({ name, conversation }) => ({
-  name,
-  // The OpenAI twins without their ids (and the positional index the ids came with).
-  conversation: conversation.map(({ id: _id, index: _index, ...rest }) => rest),
-}));
+const twins = loadDir('openai');
+// The OpenAI twins without their ids (and the positional index the ids came with).
+const openai = twins.map(({ name, conversation }) => ({ name, conversation: toOpenAIChat(conversation) }));
+const aiSdk = twins.map(({ name, conversation }) => ({ name, conversation: toAiSdk(conversation) }));
+const responses = twins.map(({ name, conversation }) => ({ name, conversation: toResponses(conversation) }));
 
 const problemKeys = (problems) => new Set(problems.map((p) => `${p.code}:${p.callId ?? ''}`));
 
@@ -106,37 +107,44 @@ describe('provider-native conversations of data/native', () => {
     }
   });
 
-  test('tool results are compressed in the Anthropic shape about as much as in the OpenAI shape', () => {
-    const resultChars = (messages) => {
-      let n = 0;
-      for (const m of messages) {
-        if (m.role === 'tool') n += m.content.length;
-        if (Array.isArray(m.content)) {
-          for (const b of m.content) {
-            if (b.type !== 'tool_result') continue;
-            if (typeof b.content === 'string') n += b.content.length;
-            else for (const p of b.content ?? []) if (p.type === 'text') n += p.text.length;
-          }
-        }
-      }
-      return n;
-    };
-    let nativeBefore = 0;
-    let nativeAfter = 0;
-    let chatBefore = 0;
-    let chatAfter = 0;
-    for (let i = 0; i < anthropic.length; i++) {
-      const body = anthropic[i].conversation;
-      const chat = openai[i].conversation;
-      nativeBefore += resultChars(body.messages);
-      nativeAfter += resultChars(compress(body.messages, { format: 'anthropic', system: body.system }).messages);
-      chatBefore += resultChars(chat);
-      chatAfter += resultChars(compress(chat, { format: 'openai-chat' }).messages);
+  test('AI SDK ModelMessage: valid, exact round trips at defaults and 50/30/15 % budgets', () => {
+    // Text-only conversations are the same in both shapes; any with tool parts must be found.
+    for (const { conversation } of aiSdk) {
+      if (conversation.some((m) => m.role === 'tool')) assert.equal(detectFormat(conversation), 'ai-sdk');
     }
-    const nativeShare = nativeAfter / nativeBefore;
-    const chatShare = chatAfter / chatBefore;
-    assert.ok(nativeShare < 0.9, `Anthropic tool results kept ${(nativeShare * 100).toFixed(1)} %`);
-    assert.ok(Math.abs(nativeShare - chatShare) < 0.1, `Anthropic ${nativeShare}, OpenAI ${chatShare}`);
+    const counts = checkFormat(aiSdk, 'ai-sdk', (messages) => ({ messages }));
+    assert.equal(counts.valid, 112 * 4);
+    assert.equal(counts.exact, 112 * 4);
+  });
+
+  test('OpenAI Responses items: valid, exact round trips at defaults and 50/30/15 % budgets', () => {
+    for (const { conversation } of responses) assert.equal(detectFormat(conversation), 'openai-responses');
+    const counts = checkFormat(responses, 'openai-responses', (messages) => ({ messages }));
+    assert.equal(counts.valid, 112 * 4);
+    assert.equal(counts.exact, 112 * 4);
+  });
+
+  test('tool results are compressed in every format about as much as in the OpenAI Chat form', () => {
+    const share = (cases, format, extract) => {
+      let before = 0;
+      let after = 0;
+      for (const { conversation } of cases) {
+        const { messages, system } = extract(conversation);
+        before += toolResultChars(messages, format);
+        after += toolResultChars(compress(messages, { format, system }).messages, format);
+      }
+      return after / before;
+    };
+    const chat = share(openai, 'openai-chat', (messages) => ({ messages }));
+    assert.ok(chat < 0.9, `OpenAI Chat tool results kept ${(chat * 100).toFixed(1)} %`);
+    const shares = {
+      anthropic: share(anthropic, 'anthropic', (body) => body),
+      'ai-sdk': share(aiSdk, 'ai-sdk', (messages) => ({ messages })),
+      'openai-responses': share(responses, 'openai-responses', (messages) => ({ messages })),
+    };
+    for (const [format, kept] of Object.entries(shares)) {
+      assert.ok(Math.abs(kept - chat) < 0.1, `${format} kept ${kept}, OpenAI Chat ${chat}`);
+    }
   });
 });
 
