@@ -14,6 +14,7 @@ import {
   type NativeCompressResult,
 } from './format-core.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
+import { isLangChainMessage, langChainFormat } from './format-langchain.js';
 import { openaiChatFormat, validateOpenAIChat } from './format-openai-chat.js';
 import { openaiResponsesFormat } from './format-openai-responses.js';
 import { compress as engineCompress, uncompress as engineUncompress } from './engine.js';
@@ -37,6 +38,7 @@ const ADAPTERS: Record<string, FormatAdapter<never> | undefined> = {
   anthropic: anthropicFormat as FormatAdapter<never>,
   'ai-sdk': aiSdkFormat as FormatAdapter<never>,
   'openai-responses': openaiResponsesFormat as FormatAdapter<never>,
+  langchain: langChainFormat as FormatAdapter<never>,
 };
 
 const AI_SDK_PARTS = new Set(['tool-call', 'tool-result', 'reasoning', 'file', 'tool-approval-request', 'tool-approval-response']);
@@ -64,6 +66,7 @@ const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !
 export function detectFormat(messages: unknown, options?: FormatOptions): MessageFormat | undefined {
   if (!Array.isArray(messages)) return undefined;
   let found: MessageFormat | undefined = options?.system != null ? 'anthropic' : undefined;
+  if (messages.length > 0 && messages.every(isLangChainMessage)) return 'langchain';
   for (const m of messages) {
     if (!isObj(m)) return undefined;
     if (typeof m.role !== 'string') {
@@ -104,10 +107,10 @@ function adapterFor(messages: unknown, options: (CompressOptions & FormatOptions
   if (!adapter) {
     throw new CompressError('InvalidInput', `options.format: unknown format ${String(format)}`, '/options/format');
   }
-  // Messages that all carry an id are the engine's own dialect unless a format is named.
-  if (Array.isArray(messages) && allHaveIds(messages) && (named === undefined ? options?.system == null : named === 'openai-chat')) {
-    return undefined;
-  }
+  // OpenAI Chat messages that all carry an id are the engine's own dialect (and, unless the
+  // format is named, so are Anthropic-shaped ones with ids, as before formats existed).
+  const dialect = named === undefined ? options?.system == null && (format === 'openai-chat' || format === 'anthropic') : named === 'openai-chat';
+  if (dialect && Array.isArray(messages) && allHaveIds(messages)) return undefined;
   return adapter;
 }
 

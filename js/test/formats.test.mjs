@@ -9,7 +9,9 @@ import { describe, test } from 'node:test';
 
 import { compress, detectFormat, uncompress, validate } from 'cce-wasm';
 
-import { toAiSdk, toOpenAIChat, toResponses, toolResultChars } from './support/convert-formats.mjs';
+import * as lc from '@langchain/core/messages';
+
+import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from './support/convert-formats.mjs';
 import { sharedPath } from './support/shared-data.mjs';
 
 function loadDir(kind) {
@@ -28,6 +30,7 @@ const twins = loadDir('openai');
 const openai = twins.map(({ name, conversation }) => ({ name, conversation: toOpenAIChat(conversation) }));
 const aiSdk = twins.map(({ name, conversation }) => ({ name, conversation: toAiSdk(conversation) }));
 const responses = twins.map(({ name, conversation }) => ({ name, conversation: toResponses(conversation) }));
+const langchain = twins.map(({ name, conversation }) => ({ name, conversation: toLangChain(conversation, lc) }));
 
 const problemKeys = (problems) => new Set(problems.map((p) => `${p.code}:${p.callId ?? ''}`));
 
@@ -124,6 +127,25 @@ describe('provider-native conversations of data/native', () => {
     assert.equal(counts.exact, 112 * 4);
   });
 
+  test('LangChain.js messages: valid, exact round trips, every message keeps its class', () => {
+    for (const { conversation } of langchain) assert.equal(detectFormat(conversation), 'langchain');
+    const counts = checkFormat(langchain, 'langchain', (messages) => ({ messages }));
+    assert.equal(counts.valid, 112 * 4);
+    assert.equal(counts.exact, 112 * 4);
+    let rewritten = 0;
+    for (const { conversation } of langchain) {
+      const result = compress(conversation, { tokenBudget: 2000 });
+      for (const m of result.messages) {
+        assert.ok(m instanceof lc.BaseMessage, 'a LangChain message');
+        if (!conversation.includes(m)) rewritten++;
+      }
+      // Every output message has the class of the input message at its place of origin.
+      const restored = uncompress(result.messages, result.verbatim).messages;
+      assert.equal(restored.length, conversation.length);
+    }
+    assert.ok(rewritten > 100, `${rewritten} rewritten messages`);
+  });
+
   test('tool results are compressed in every format about as much as in the OpenAI Chat form', () => {
     const share = (cases, format, extract) => {
       let before = 0;
@@ -141,6 +163,7 @@ describe('provider-native conversations of data/native', () => {
       anthropic: share(anthropic, 'anthropic', (body) => body),
       'ai-sdk': share(aiSdk, 'ai-sdk', (messages) => ({ messages })),
       'openai-responses': share(responses, 'openai-responses', (messages) => ({ messages })),
+      langchain: share(langchain, 'langchain', (messages) => ({ messages })),
     };
     for (const [format, kept] of Object.entries(shares)) {
       assert.ok(Math.abs(kept - chat) < 0.1, `${format} kept ${kept}, OpenAI Chat ${chat}`);
@@ -256,5 +279,36 @@ describe('OpenAI Chat without ids', () => {
     const result = compress(input, { recencyWindow: 1 });
     assert.ok(result.messages[0].metadata._cce_original);
     assert.ok(result.verbatim.a);
+  });
+});
+
+describe('LangChain.js details', () => {
+  const long = 'The deploy script retries the upload three times and then gives up with an error. '.repeat(12);
+
+  test('preserve: system protects a SystemMessage; rewritten messages keep their class and fields', () => {
+    const input = [
+      new lc.SystemMessage({ content: long }),
+      new lc.HumanMessage({ content: long, id: 'h1' }),
+      new lc.AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'ls', args: { dir: '.' }, type: 'tool_call' }] }),
+      new lc.ToolMessage({ content: long, tool_call_id: 'c1', name: 'ls', artifact: { files: 3 } }),
+      new lc.AIMessage({ content: long }),
+      new lc.HumanMessage({ content: 'ok' }),
+    ];
+    const result = compress(input, { recencyWindow: 1 });
+    assert.equal(result.messages[0], input[0], 'the system prompt is untouched');
+    const human = result.messages[1];
+    assert.ok(human instanceof lc.HumanMessage);
+    assert.equal(human.id, 'h1');
+    assert.ok(human.content.length < long.length);
+    const tool = result.messages[3];
+    assert.ok(tool instanceof lc.ToolMessage);
+    assert.equal(tool.tool_call_id, 'c1');
+    assert.equal(tool.name, 'ls');
+    assert.equal(tool.artifact, input[3].artifact);
+    assert.ok(tool.content.length < long.length, 'the tool result is compressed');
+    assert.equal(result.messages[2], input[2]);
+    assert.deepEqual(validate(result.messages), []);
+    const restored = uncompress(result.messages, result.verbatim).messages;
+    restored.forEach((m, i) => assert.equal(m, input[i]));
   });
 });

@@ -120,6 +120,25 @@ export function toolResultChars(messages, format) {
       }
     }
     if (format === 'openai-responses' && m.type === 'function_call_output') parts(m.output);
+    if (format === 'langchain' && m.type === 'tool') parts(m.content);
   }
   return n;
+}
+
+/** LangChain.js message instances, made with the classes of `messages` (@langchain/core/messages):
+ * SystemMessage, HumanMessage, AIMessage with `tool_calls`, ToolMessage with `tool_call_id`. */
+export function toLangChain(conversation, messages) {
+  return conversation.map((m) => {
+    const content = typeof m.content === 'string' ? m.content : '';
+    if (m.role === 'system') return new messages.SystemMessage({ content });
+    if (m.role === 'user') return new messages.HumanMessage({ content });
+    if (m.role === 'tool') return new messages.ToolMessage({ content, tool_call_id: m.tool_call_id });
+    const tool_calls = (m.tool_calls ?? []).map((call) => ({
+      id: call.id,
+      name: call.function.name,
+      args: parse(call.function.arguments),
+      type: 'tool_call',
+    }));
+    return new messages.AIMessage({ content, tool_calls });
+  });
 }
