@@ -11,6 +11,8 @@
 // content, cache_control and providerOptions are carried by reference.
 import { compress as compressViews } from './engine.js';
 import { CompressError } from './errors.js';
+import { anthropicImageTokens, inlineImageSize, openAIImageTokens } from './image-size.js';
+import { estimateTokens } from './token-counter.js';
 import type {
   CompressionStats,
   CompressOptions,
@@ -51,6 +53,8 @@ export interface ViewSpec {
   callId?: string;
   /** A readable id for dedup references (the call id of a tool result); positional otherwise. */
   key?: string;
+  /** The tool calls are not among the content parts: count their names and arguments. */
+  countCalls?: boolean;
 }
 
 /** @internal What became of one view: dropped, unchanged, or its new content. */
@@ -104,6 +108,7 @@ interface Tag {
 function viewsOf<M>(adapter: FormatAdapter<M>, input: readonly M[], system: unknown) {
   const views: Message[] = [];
   const specs: ViewSpec[][] = [];
+  const flat: ViewSpec[] = []; // the spec of each view
   const used = new Set<string>();
   const add = (spec: ViewSpec, n: number, j: number, fallback: string) => {
     let id = spec.key !== undefined && !used.has(spec.key) ? spec.key : fallback;
@@ -114,6 +119,7 @@ function viewsOf<M>(adapter: FormatAdapter<M>, input: readonly M[], system: unkn
     if (spec.callId !== undefined) view.tool_call_id = spec.callId;
     (view as unknown as Record<symbol, Tag>)[VIEW] = { n, j };
     views.push(view);
+    flat.push(spec);
   };
   if (system != null && adapter.system) {
     const content = adapter.system(system);
@@ -130,7 +136,67 @@ function viewsOf<M>(adapter: FormatAdapter<M>, input: readonly M[], system: unkn
       add(list[j] as ViewSpec, n, j, list.length === 1 ? String(n) : `${n}.${j}`);
     }
   }
-  return { views, specs };
+  return { views, specs, flat };
+}
+
+/** Tokens a provider bills per message beyond its text (role, separators): OpenAI's documented
+ * 3, plus one for the name or id fields most messages carry. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** An image given by URL or file id (its size unknown): OpenAI's 1024 x 1024 in high detail. */
+export const DEFAULT_IMAGE_TOKENS = 765;
+/** The same for Anthropic: a 1092 x 1092 image (1092 * 1092 / 750). */
+export const DEFAULT_ANTHROPIC_IMAGE_TOKENS = 1590;
+
+/**
+ * The default estimate of a native conversation, as the provider bills it: the text by the
+ * engine's script estimate, plus per view the message overhead, the names and arguments of tool
+ * calls kept outside the content, and each image by its pixel size (read from the header of
+ * inline data; a URL costs the documented default). Other non-text parts (thinking, tool_use
+ * input, server tool blocks) the engine adds itself from their JSON text.
+ */
+function billingCounter(flat: readonly ViewSpec[], views: readonly Message[], anthropic: boolean) {
+  const cache = new Map<string, number>();
+  const text = (s: string): number => {
+    if (s.length === 0) return 0;
+    let n = cache.get(s);
+    if (n === undefined) cache.set(s, (n = estimateTokens(s)));
+    return n;
+  };
+  const fixed: number[] = flat.map((spec) => {
+    let n = MESSAGE_OVERHEAD_TOKENS;
+    if (spec.countCalls) {
+      for (const call of spec.toolCalls ?? []) {
+        const fn = (call as Obj).function as Obj | undefined;
+        n += 3 + text(String(fn?.name ?? '')) + text(String(fn?.arguments ?? ''));
+      }
+    }
+    if (Array.isArray(spec.content)) {
+      for (const part of spec.content) {
+        if (part.type !== 'image') continue;
+        const size = inlineImageSize(part[SOURCE]);
+        n += size
+          ? anthropic
+            ? anthropicImageTokens(size.width, size.height)
+            : openAIImageTokens(size.width, size.height)
+          : anthropic
+            ? DEFAULT_ANTHROPIC_IMAGE_TOKENS
+            : DEFAULT_IMAGE_TOKENS;
+      }
+    }
+    return n;
+  });
+  const byTag = new Map<string, number>();
+  views.forEach((view, k) => {
+    const tag = (view as unknown as Record<symbol, Tag>)[VIEW] as Tag;
+    byTag.set(`${tag.n}.${tag.j}`, k);
+  });
+  // Called on views, rebuilt views and text views alike: all carry the view's tag.
+  return (m: Message): number => {
+    const tag = (m as unknown as Record<symbol, Tag>)[VIEW];
+    const content = m.content as unknown;
+    const n = typeof content === 'string' ? text(content) : 0;
+    return tag ? n + (fixed[byTag.get(`${tag.n}.${tag.j}`) ?? -1] ?? 0) : n;
+  };
 }
 
 /** The native messages of the engine's answer, with the input range each one stands for. */
@@ -201,17 +267,22 @@ function rebuildNative<M>(
   return { messages, verbatim };
 }
 
-/** Strips the format options before the engine sees them; the system view is always kept. */
-function engineOptions(options: CompressOptions & FormatOptions, system: boolean): CompressOptions {
+/** Strips the format options before the engine sees them; the system view is always kept; the
+ * default estimate becomes the billing one (unless the caller counts, or runs cce-1.0). */
+function engineOptions(
+  options: CompressOptions & FormatOptions,
+  system: boolean,
+  billing: () => (m: Message) => number,
+): CompressOptions {
   const { format: _format, system: _system, ...rest } = options;
   if (system) {
     const preserve = rest.preserve ?? ['system'];
     if (!preserve.includes('system')) rest.preserve = [...preserve, 'system'];
   }
-  const counter = rest.tokenCounter as TokenCounter | undefined;
-  if (counter) {
-    // Counters see the view (role, content, tool_calls), never the symbol-tagged internals.
-    rest.tokenCounter = (m: Message) => counter(m);
+  if (rest.tokenCounter == null && rest.compat !== 'cce-1.0' && (rest.tokenEstimate ?? 'script') === 'script') {
+    rest.tokenCounter = billing() as TokenCounter;
+    // Images are priced by the counter, from their pixel size.
+    rest.imageTokens = 0;
   }
   return rest;
 }
@@ -236,7 +307,8 @@ export function compressNative<M>(
       '/options/system',
     );
   }
-  const { views, specs } = viewsOf(adapter, input, system);
+  const { views, specs, flat } = viewsOf(adapter, input, system);
+  const billing = () => billingCounter(flat, views, adapter.name === 'anthropic');
   const finish = (result: ReturnType<typeof compressViews>): NativeCompressResult<M> => {
     const r = result as Exclude<typeof result, Promise<unknown>>;
     const { messages, verbatim } = rebuildNative(adapter, input, specs, views, r.messages);
@@ -270,7 +342,7 @@ export function compressNative<M>(
   };
   let result: ReturnType<typeof compressViews>;
   try {
-    result = compressViews(views, engineOptions(options, system != null));
+    result = compressViews(views, engineOptions(options, system != null, billing));
   } catch (error) {
     return place(error);
   }

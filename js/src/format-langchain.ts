@@ -104,6 +104,7 @@ export const langChainFormat: FormatAdapter<LangChainMessage> = {
         return { id: c.id, type: 'function', function: { name: c.name, arguments: jsonText(c.args ?? {}) } };
       });
     }
+    spec.countCalls = true;
     if (role === 'tool') {
       const id = String(m.tool_call_id ?? `function:${String(m.name)}`);
       spec.callId = id;

@@ -30,7 +30,11 @@ export const openaiChatFormat: FormatAdapter<OpenAIChatMessage> = {
       content: typeof content === 'string' || Array.isArray(content) ? (content as ViewSpec['content']) : null,
     };
     if (Array.isArray(message.tool_calls)) spec.toolCalls = message.tool_calls;
-    else if (isObj(message.function_call)) spec.toolCalls = [message.function_call];
+    else if (isObj(message.function_call)) {
+      const call = message.function_call;
+      spec.toolCalls = [{ id: `function:${String(call.name)}`, type: 'function', function: call }];
+    }
+    spec.countCalls = true;
     if (typeof message.tool_call_id === 'string') {
       spec.callId = message.tool_call_id;
       spec.key = message.tool_call_id;
