@@ -1,14 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The public API shared by every entry point (the entries differ only in how they load the wasm).
-export { compress, detectFormat, uncompress, validate } from './formats.js';
-export type {
-  FormatCompressOptions,
-  FormatOptions,
-  FormatProblem,
-  FormatUncompressOptions,
-  MessageFormat,
-  NativeCompressResult,
-} from './formats.js';
+export { compress, uncompress } from './engine.js';
 export { createEscalatingSummarizer, createSummarizer } from './summarizers.js';
 export { defaultTokenCounter, estimateTokens } from './token-counter.js';
 export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';

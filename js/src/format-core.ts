@@ -35,15 +35,15 @@ export interface FormatProblem {
   message: string;
 }
 
-/** @internal The native block (or part) a view part stands for; copied along by object spread. */
+/** The native block (or part) a view part stands for; copied along by object spread. */
 export const SOURCE: unique symbol = Symbol('cce.source');
 /** @internal Which native message (and which of its views) a view is. */
 const VIEW: unique symbol = Symbol('cce.view');
 
-/** @internal A view part: the engine reads `type` and `text`; `SOURCE` leads back to the block. */
+/** A view part: the engine reads `type` and `text`; `SOURCE` leads back to the block. */
 export type ViewPart = ContentPart & { [SOURCE]?: unknown };
 
-/** @internal One engine message made from (part of) a native message. */
+/** One engine message made from (part of) a native message (an adapter's output). */
 export interface ViewSpec {
   role: string;
   content: string | ViewPart[] | null;
@@ -57,10 +57,11 @@ export interface ViewSpec {
   countCalls?: boolean;
 }
 
-/** @internal What became of one view: dropped, unchanged, or its new content. */
+/** What became of one view: unchanged, or its new content (a dropped view is undefined). */
 export type ViewOut = { changed: false } | { changed: true; content: string | ViewPart[] };
 
-/** @internal One format, both ways. Pure functions over the caller's objects, never mutating. */
+/** One format, both ways: pure functions over the caller's objects, never mutating them. Its
+ * members are internal; pass the exported adapters (`anthropicFormat`, …) to `compressWith`. */
 export interface FormatAdapter<M = unknown> {
   readonly name: MessageFormat;
   /** The views of `message`, the `index`-th of `messages`. */
@@ -95,6 +96,15 @@ export interface NativeCompressResult<M = unknown> {
   recencyWindow?: number;
   /** Positions of the input messages that alone exceed the budget. */
   blockingIds?: number[];
+}
+
+/** The result of restoring a native conversation. */
+export interface NativeUncompressResult<M = unknown> {
+  messages: M[];
+  messages_expanded: number;
+  messages_passthrough: number;
+  /** Always empty: positions never go missing. */
+  missing_ids: string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -172,8 +182,9 @@ function billingCounter(flat: readonly ViewSpec[], views: readonly Message[], an
     }
     if (Array.isArray(spec.content)) {
       for (const part of spec.content) {
-        if (part.type !== 'image') continue;
-        const size = inlineImageSize(part[SOURCE]);
+        // The kinds the engine sizes as images (OpenAI Chat parts reach it as they are).
+        if (part.type !== 'image' && part.type !== 'image_url' && part.type !== 'input_image') continue;
+        const size = inlineImageSize(part[SOURCE] ?? part);
         n += size
           ? anthropic
             ? anthropicImageTokens(size.width, size.height)
@@ -355,7 +366,7 @@ export function compressNative<M>(
  * when omitted messages were folded into it); messages without a key pass through (those appended
  * after compress too).
  */
-export function restoreNative<M>(messages: readonly M[], verbatim: Record<string, M>) {
+export function restoreNative<M>(messages: readonly M[], verbatim: Record<string, M>): NativeUncompressResult<M> {
   const has = (key: string) => Object.prototype.hasOwnProperty.call(verbatim, key);
   const out: M[] = [];
   let expanded = 0;
@@ -370,7 +381,7 @@ export function restoreNative<M>(messages: readonly M[], verbatim: Record<string
     expanded++;
     for (let s = 1; has(`${k}.${s}`); s++) out.push(verbatim[`${k}.${s}`] as M);
   }
-  return { messages: out, messages_expanded: expanded, messages_passthrough: passthrough, missing_ids: [] as string[] };
+  return { messages: out, messages_expanded: expanded, messages_passthrough: passthrough, missing_ids: [] };
 }
 
 // ---- helpers the adapters share -----------------------------------------------------------------

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// compress / uncompress / validate for every message format: detected from the shapes or named by
-// `options.format`, answered in the format given. Conversations in the engine's own dialect
-// (OpenAI Chat messages that all carry an `id`), and every call under `compat: 'cce-1.0'` that
-// names no format, go to the engine exactly as before.
+// compress / uncompress / validate for every message format (`cce-wasm/formats`): detected from
+// the shapes or named by `options.format`, answered in the format given. Conversations in the
+// engine's own dialect (OpenAI Chat messages that all carry an `id`), and every call under
+// `compat: 'cce-1.0'` that names no format, go to the engine exactly as before.
+//
+// `compress` here knows every adapter. A bundle that needs one format imports that adapter and
+// `compressWith` / `validateWith` / `uncompressWith` instead, and carries no other adapter.
 import { anthropicFormat, validateAnthropic } from './format-anthropic.js';
 import {
   compressNative,
@@ -12,6 +15,7 @@ import {
   type FormatProblem,
   type MessageFormat,
   type NativeCompressResult,
+  type NativeUncompressResult,
 } from './format-core.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
 import { isLangChainMessage, langChainFormat } from './format-langchain.js';
@@ -77,10 +81,6 @@ export function detectFormat(messages: unknown, options?: FormatOptions): Messag
     }
     if (m.type === 'message') found ??= 'openai-responses';
     if (found || !Array.isArray(m.content)) continue;
-    if (m.role === 'tool') {
-      found = 'ai-sdk';
-      continue;
-    }
     for (const block of m.content) {
       if (!isObj(block)) continue;
       const type = block.type as string;
@@ -172,20 +172,22 @@ export function uncompress<M>(
   messages: M[],
   store: Record<string, M>,
   options?: FormatUncompressOptions,
-): UncompressResult & { messages: M[] };
+): NativeUncompressResult<M>;
 export function uncompress(
   messages: unknown[],
   store: unknown,
   options?: FormatUncompressOptions,
-): UncompressResult {
-  const adapter = adapterFor(messages, options);
+): UncompressResult | NativeUncompressResult {
+  // Provenance is the engine dialect's own mark: native formats never carry it.
+  const marked = Array.isArray(messages) && messages.some((m) => isObj(m) && isObj(m.metadata) && m.metadata._cce_original);
+  const adapter = marked && options?.format === undefined ? undefined : adapterFor(messages, options);
   if (adapter === undefined) {
     return engineUncompress(messages as Message[], store as VerbatimMap, withoutFormat(options));
   }
   if (!isObj(store)) {
     throw new CompressError('InvalidInput', 'uncompress(): store must be the verbatim map of compress', '/store');
   }
-  return restoreNative(messages, store) as unknown as UncompressResult;
+  return restoreNative(messages, store as Record<string, unknown>);
 }
 
 /**
@@ -211,4 +213,40 @@ export function validate(
   }
 }
 
-export type { FormatOptions, FormatProblem, MessageFormat, NativeCompressResult };
+/**
+ * Compresses a conversation with one adapter (e.g. `anthropicFormat`): what `compress` does for a
+ * named format, in a bundle that carries only that adapter.
+ */
+export function compressWith<M>(
+  adapter: FormatAdapter<M>,
+  messages: M[],
+  options?: CompressOptions & Omit<FormatOptions, 'format'>,
+): NativeCompressResult<M> | Promise<NativeCompressResult<M>> {
+  return compressNative(adapter, messages, options ?? {});
+}
+
+/** Restores a native conversation compressed by `compressWith` (or `compress` with a format):
+ * by output position, from its `verbatim`. */
+export function uncompressWith<M>(messages: M[], verbatim: Record<string, M>): NativeUncompressResult<M> {
+  if (!Array.isArray(messages)) {
+    throw new CompressError('InvalidInput', 'uncompress(): messages must be an array', '/messages');
+  }
+  if (!isObj(verbatim)) {
+    throw new CompressError('InvalidInput', 'uncompress(): store must be the verbatim map of compress', '/store');
+  }
+  return restoreNative(messages, verbatim);
+}
+
+/** `validate` with one adapter. */
+export function validateWith<M>(adapter: FormatAdapter<M>, messages: readonly M[], system?: unknown): FormatProblem[] {
+  return adapter.validate(messages, system);
+}
+
+export { aiSdkFormat, anthropicFormat, langChainFormat, openaiChatFormat, openaiResponsesFormat };
+export type { AiSdkMessage } from './format-ai-sdk.js';
+export type { AnthropicMessage } from './format-anthropic.js';
+export type { FormatAdapter } from './format-core.js';
+export type { LangChainMessage } from './format-langchain.js';
+export type { OpenAIChatMessage } from './format-openai-chat.js';
+export type { ResponsesItem } from './format-openai-responses.js';
+export type { FormatOptions, FormatProblem, MessageFormat, NativeCompressResult, NativeUncompressResult };

@@ -69,10 +69,8 @@ describe('bad messages get InvalidInput with a pointer (default mode)', () => {
     ['an element null', [m(), null], '/messages/1'],
     ['an element a number', [5], '/messages/0'],
     ['an element a string', ['hi'], '/messages/0'],
-    // Since issue 17 a message without an id is no error when every message has a role: such a
-    // conversation is OpenAI Chat without ids (see formats.test.mjs). Without a role it still is.
-    ['a missing id without a role', [{ content: 'x' }], '/messages/0/id'],
-    ['a null id without a role', [{ id: null, content: 'x' }], '/messages/0/id'],
+    ['a missing id', [{ role: 'user', content: 'x' }], '/messages/0/id'],
+    ['a null id', [m({ id: null })], '/messages/0/id'],
     ['a numeric id', [m({ id: 1 })], '/messages/0/id'],
     ['a boolean id', [m({ id: true })], '/messages/0/id'],
     ['an object id', [m({ id: { k: 1 } })], '/messages/0/id'],

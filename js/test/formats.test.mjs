@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
-import { compress, detectFormat, uncompress, validate } from 'cce-wasm';
+import { compress as compressEngine } from 'cce-wasm';
+import {
+  anthropicFormat,
+  compress,
+  compressWith,
+  detectFormat,
+  uncompress,
+  uncompressWith,
+  validate,
+  validateWith,
+} from 'cce-wasm/formats';
 
 import * as lc from '@langchain/core/messages';
 
@@ -311,4 +321,132 @@ describe('LangChain.js details', () => {
     const restored = uncompress(result.messages, result.verbatim).messages;
     restored.forEach((m, i) => assert.equal(m, input[i]));
   });
+});
+
+describe('one adapter, a summarizer, errors, honest counts', () => {
+  const long = 'The import job stalls when the audit trigger fires on every inserted row of the batch. '.repeat(10);
+  const chat = () => [
+    { role: 'user', content: long },
+    { role: 'assistant', content: long },
+    { role: 'user', content: 'and?' },
+  ];
+
+  test('compressWith / uncompressWith / validateWith use only the adapter given', () => {
+    const input = [
+      { role: 'user', content: [{ type: 'text', text: long }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'user', content: 'next' },
+    ];
+    const result = compressWith(anthropicFormat, input, { recencyWindow: 1 });
+    assert.ok(result.messages[0].content[0].text.length < long.length);
+    assert.deepEqual(validateWith(anthropicFormat, result.messages), []);
+    assert.deepEqual(uncompressWith(result.messages, result.verbatim).messages, input);
+  });
+
+  test('a summarizer makes it a Promise, answered in the same format', async () => {
+    const input = chat();
+    const result = await compress(input, { format: 'openai-chat', recencyWindow: 1, summarizer: (t) => t.slice(0, 40) });
+    assert.equal(result.messages[0].content.length <= 60, true, result.messages[0].content);
+    assert.ok(!('id' in result.messages[0]));
+    assert.deepEqual(uncompress(result.messages, result.verbatim, { format: 'openai-chat' }).messages, input);
+  });
+
+  test('errors name the caller\'s message, not the engine\'s view', () => {
+    const cyclic = { type: 'tool_result', tool_use_id: 't', content: [] };
+    cyclic.content.push({ type: 'custom', self: cyclic });
+    const input = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] },
+      { role: 'user', content: [cyclic, { type: 'text', text: 'x' }] },
+    ];
+    assert.throws(() => compress(input, { format: 'anthropic' }), (e) => e.code === 'InvalidInput' && e.path === '/messages/2');
+  });
+
+  test('tool-call arguments, images by pixel size and a per-message overhead are counted', () => {
+    const args = JSON.stringify({ path: 'src/very/long/path/to/a/file.ts', pattern: 'x'.repeat(400) });
+    const withCall = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'grep', arguments: args } }] },
+      { role: 'tool', tool_call_id: 'c', content: 'none' },
+    ];
+    const counted = compress(withCall, { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
+    const engine = compress(withCall.map((m, i) => ({ ...m, id: String(i) })), { tokenBudget: 1e9 }).tokenCount;
+    assert.ok(counted > engine + 50, `with arguments ${counted}, engine dialect ${engine}`);
+    // A 2048 x 1024 PNG: OpenAI high detail scales it to 1536 x 768, 3 x 2 tiles: 85 + 170 * 6.
+    const png = Buffer.alloc(33);
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png, 0);
+    png.writeUInt32BE(13, 8);
+    png.write('IHDR', 12, 'ascii');
+    png.writeUInt32BE(2048, 16);
+    png.writeUInt32BE(1024, 20);
+    const url = `data:image/png;base64,${png.toString('base64')}`;
+    const image = [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url } }] }];
+    const text = [{ role: 'user', content: [{ type: 'text', text: 'see' }] }];
+    const withImage = compress(image, { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
+    const without = compress(text, { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
+    assert.equal(withImage - without, 85 + 170 * 6);
+    // Anthropic: 2048 x 1024 scaled to 1516 x 758 (1.15 MP) -> ceil(1516 * 758 / 750) tokens.
+    const block = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } };
+    const a = compress([{ role: 'user', content: [{ type: 'text', text: 'see' }, block] }], { format: 'anthropic', tokenBudget: 1e9 });
+    const b = compress([{ role: 'user', content: [{ type: 'text', text: 'see' }] }], { format: 'anthropic', tokenBudget: 1e9 });
+    const scale = Math.min(1568 / 2048, Math.sqrt(1_150_000 / (2048 * 1024)));
+    assert.equal(a.tokenCount - b.tokenCount, Math.ceil((2048 * scale * (1024 * scale)) / 750));
+    // Every message costs its overhead.
+    const one = compress([{ role: 'user', content: 'a' }], { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
+    const two = compress([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'a' }], { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
+    assert.equal(two - one, one);
+    assert.ok(one >= 5);
+  });
+
+  test('compat cce-1.0 without a format is the engine, byte for byte', () => {
+    const input = chat().map((m, i) => ({ ...m, id: `m${i}` }));
+    const viaFormats = compress(input, { compat: 'cce-1.0', recencyWindow: 1 });
+    const viaEngine = compressEngine(input, { compat: 'cce-1.0', recencyWindow: 1 });
+    assert.equal(JSON.stringify(viaFormats), JSON.stringify(viaEngine));
+  });
+});
+
+describe('image sizes from inline headers', () => {
+  const gif = (w, h) => {
+    const b = Buffer.alloc(13);
+    b.write('GIF89a', 0, 'ascii');
+    b.writeUInt16LE(w, 6);
+    b.writeUInt16LE(h, 8);
+    return ['image/gif', b];
+  };
+  const webp = (w, h) => {
+    const b = Buffer.alloc(30);
+    b.write('RIFF', 0, 'ascii');
+    b.writeUInt32LE(22, 4);
+    b.write('WEBPVP8X', 8, 'ascii');
+    b.writeUInt32LE(10, 16);
+    b.writeUIntLE(w - 1, 24, 3);
+    b.writeUIntLE(h - 1, 27, 3);
+    return ['image/webp', b];
+  };
+  const jpeg = (w, h) => {
+    const b = Buffer.alloc(40);
+    b.set([0xff, 0xd8, 0xff, 0xe0], 0);
+    b.writeUInt16BE(16, 4); // an APP0 segment to walk over
+    b.set([0xff, 0xc0], 20);
+    b.writeUInt16BE(17, 22);
+    b[24] = 8;
+    b.writeUInt16BE(h, 25);
+    b.writeUInt16BE(w, 27);
+    return ['image/jpeg', b];
+  };
+  const cases = [
+    ['GIF 100 x 100: one tile', gif(100, 100), 85 + 170],
+    ['WebP 1000 x 600: 2 x 2 tiles', webp(1000, 600), 85 + 170 * 4],
+    ['JPEG 1200 x 700: 3 x 2 tiles', jpeg(1200, 700), 85 + 170 * 6],
+    ['a URL: the documented default', null, 765],
+  ];
+  for (const [name, file, tokens] of cases) {
+    test(name, () => {
+      const url = file ? `data:${file[0]};base64,${file[1].toString('base64')}` : 'https://example.com/a.png';
+      const count = (content) => compress([{ role: 'user', content }], { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
+      const text = { type: 'text', text: 'look' };
+      assert.equal(count([text, { type: 'image_url', image_url: { url } }]) - count([text]), tokens);
+    });
+  }
 });
