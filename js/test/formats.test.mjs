@@ -181,6 +181,29 @@ describe('provider-native conversations of data/native', () => {
   });
 });
 
+describe('the bench scenarios of data/bench in every format', () => {
+  const dir = sharedPath('data/bench/');
+  const scenarios = readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== 'oracle-results.json')
+    .map((f) => JSON.parse(readFileSync(dir + f, 'utf8')))
+    .filter((s) => Array.isArray(s.messages))
+    .map((s) => ({ name: s.name, conversation: s.messages }));
+  const converters = {
+    'openai-chat': toOpenAIChat,
+    'ai-sdk': toAiSdk,
+    'openai-responses': toResponses,
+    langchain: (c) => toLangChain(c, lc),
+  };
+  for (const [format, convert] of Object.entries(converters)) {
+    test(`${format}: valid outputs and exact round trips`, () => {
+      assert.ok(scenarios.length >= 7);
+      const cases = scenarios.map(({ name, conversation }) => ({ name, conversation: convert(conversation) }));
+      const counts = checkFormat(cases, format, (messages) => ({ messages }));
+      assert.equal(counts.exact, scenarios.length * 4);
+    });
+  }
+});
+
 describe('Anthropic adapter details', () => {
   const PROSE =
     'We should batch the inserts in groups of 500 rows. The importer currently commits after ' +
