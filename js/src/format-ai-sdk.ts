@@ -164,8 +164,12 @@ export function validateAiSdk(messages: readonly unknown[]): FormatProblem[] {
   const seen = new Set<string>();
   let open: string[] = [];
   let openAt = -1;
+  // Calls awaiting approval may be answered later (or denied), so they are never unanswered.
+  let awaiting = new Set<string>();
   const close = () => {
-    for (const id of open) problem('unanswered-tool-call', openAt, `tool call ${id} has no tool-result`, id);
+    for (const id of open) {
+      if (!awaiting.has(id)) problem('unanswered-tool-call', openAt, `tool call ${id} has no tool-result`, id);
+    }
     open = [];
   };
   for (let i = 0; i < messages.length; i++) {
@@ -210,8 +214,9 @@ export function validateAiSdk(messages: readonly unknown[]): FormatProblem[] {
       const id = String(part.toolCallId);
       if (seen.has(id)) problem('duplicate-call-id', i, `tool call id ${id} is used twice`, id);
       seen.add(id);
-      if (!part.providerExecuted && !executed.has(id) && !approval.has(id)) open.push(id);
+      if (!part.providerExecuted && !executed.has(id)) open.push(id);
     }
+    awaiting = approval;
     openAt = i;
   }
   close();

@@ -473,3 +473,99 @@ describe('image sizes from inline headers', () => {
     });
   }
 });
+
+describe('AI SDK and Responses part types', () => {
+  const log = Array.from({ length: 60 }, (_, i) => `2026-01-0${(i % 9) + 1} worker ${i} finished job ${i * 13} with status ok`).join('\n');
+  const object = { rows: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `row ${i}`, note: 'unchanged since the last import' })) };
+
+  test('AI SDK: every output type, approvals and providerOptions survive; text outputs are compressed', () => {
+    const providerOptions = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const call = (id, toolName) => ({ type: 'tool-call', toolCallId: id, toolName, input: { q: id } });
+    const input = [
+      { role: 'system', content: 'Be brief.', providerOptions },
+      { role: 'user', content: [{ type: 'text', text: 'Run the checks.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'Run them all.', providerOptions: { anthropic: { signature: 'sig' } } },
+          call('t1', 'logs'),
+          call('t2', 'db'),
+          call('t3', 'lint'),
+          call('t4', 'shell'),
+          call('t5', 'deploy'),
+          { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 't5' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 't1', toolName: 'logs', output: { type: 'text', value: log }, providerOptions },
+          { type: 'tool-result', toolCallId: 't2', toolName: 'db', output: { type: 'json', value: object } },
+          { type: 'tool-result', toolCallId: 't3', toolName: 'lint', output: { type: 'error-text', value: log } },
+          {
+            type: 'tool-result',
+            toolCallId: 't4',
+            toolName: 'shell',
+            output: { type: 'content', value: [{ type: 'text', text: log }, { type: 'media', data: 'AAAA', mediaType: 'image/png' }] },
+          },
+          { type: 'tool-approval-response', approvalId: 'ap1', approved: false },
+          { type: 'tool-result', toolCallId: 't5', toolName: 'deploy', output: { type: 'execution-denied', reason: 'not approved' } },
+        ],
+      },
+      { role: 'assistant', content: 'Done.' },
+      { role: 'user', content: 'Thanks.' },
+    ];
+    const result = compress(input, { recencyWindow: 1 });
+    assert.equal(result.messages[0], input[0]);
+    assert.equal(result.messages[2], input[2], 'the calls are kept as they were');
+    const parts = result.messages[3].content;
+    assert.equal(parts.length, 6);
+    assert.ok(parts[0].output.value.length < log.length);
+    assert.equal(parts[0].providerOptions, providerOptions);
+    assert.equal(parts[2].output.type, 'error-text');
+    assert.equal(parts[3].output.type, 'content');
+    assert.equal(parts[3].output.value[1], input[3].content[3].output.value[1], 'media kept by reference');
+    assert.equal(parts[4], input[3].content[4]);
+    assert.equal(parts[5], input[3].content[5]);
+    assert.deepEqual(validate(result.messages), []);
+    const restored = uncompress(result.messages, result.verbatim).messages;
+    restored.forEach((m, i) => assert.equal(m, input[i]));
+  });
+
+  test('Responses: reasoning stays with its item, custom tool calls pair, unknown items pass through', () => {
+    const input = [
+      { type: 'message', role: 'developer', content: 'Be brief.' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Check the logs. '.repeat(30) }] },
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA-secret' },
+      { type: 'custom_tool_call', call_id: 'ct1', name: 'shell', input: 'tail -n 60 worker.log' },
+      { type: 'custom_tool_call_output', call_id: 'ct1', output: log },
+      { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+      { type: 'reasoning', id: 'rs_2', summary: [{ type: 'summary_text', text: 'Answer.' }], encrypted_content: 'gAAAA-2' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'All jobs finished. '.repeat(20), annotations: [] }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Thanks.' }] },
+    ];
+    assert.equal(detectFormat(input), 'openai-responses');
+    for (const budget of [undefined, 400, 150, 60]) {
+      const result = compress(input, budget ? { tokenBudget: budget } : { recencyWindow: 1 });
+      assert.deepEqual(validate(result.messages, { format: 'openai-responses' }), [], `budget ${budget}`);
+      for (const item of result.messages) {
+        if (item.type === 'reasoning' || item.type === 'custom_tool_call' || item.type === 'web_search_call') {
+          assert.ok(input.includes(item), `${item.type} is the caller's own item`);
+        }
+      }
+      const restored = uncompress(result.messages, result.verbatim).messages;
+      restored.forEach((m, i) => assert.equal(m, input[i]));
+    }
+    const result = compress(input, { recencyWindow: 1 });
+    assert.ok(result.messages[4].output.length < log.length, 'the custom tool output is compressed');
+    assert.equal(result.messages[4].call_id, 'ct1');
+    assert.deepEqual(
+      validate([{ type: 'function_call_output', call_id: 'x', output: 'r' }], { format: 'openai-responses' }).map((p) => p.code),
+      ['orphan-tool-result'],
+    );
+    assert.deepEqual(
+      validate([{ type: 'message', role: 'user', content: 'q' }, { type: 'reasoning', id: 'r', summary: [] }], { format: 'openai-responses' }).map((p) => p.code),
+      ['reasoning-without-item'],
+    );
+  });
+});
