@@ -6,15 +6,15 @@
 // results, reasoning summaries) plus 3 tokens per message (OpenAI's documented per-message
 // overhead) plus images by the provider's formula. Also: valid outputs and exact round trips.
 //   node scripts/bench-formats.mjs [--limit N]
-// Uses dist/ (npm run build first) and the data sets beside the repository.
+// Uses dist/ (npm run build first; cce-wasm/formats) and the data sets beside the repository.
 import { readdirSync, readFileSync } from 'node:fs';
 
 import * as lc from '@langchain/core/messages';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
-import { compress, uncompress, validate } from '../dist/node.js';
+import { compress, uncompress, validate } from '../dist/formats-node.js';
 import { anthropicImageTokens, inlineImageSize, openAIImageTokens } from '../dist/image-size.js';
-import { toAiSdk, toLangChain, toOpenAIChat, toResponses } from '../js/test/support/convert-formats.mjs';
+import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from '../js/test/support/convert-formats.mjs';
 import { sharedPath } from '../js/test/support/shared-data.mjs';
 
 const limitAt = process.argv.indexOf('--limit');
@@ -75,7 +75,7 @@ function sentTokens(messages, system, format) {
 const problemKey = (p) => `${p.code}:${p.callId ?? ''}`;
 
 function run(format, cases) {
-  const row = { format, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [] };
+  const row = { format, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], results: 0, resultsKept: 0 };
   for (const { messages, system } of cases) {
     const options = system === undefined ? { format } : { format, system };
     const before = new Set(validate(messages, options).map(problemKey));
@@ -84,6 +84,10 @@ function run(format, cases) {
       const budget = share ? Math.max(1, Math.floor(full.tokenCount * share)) : undefined;
       const result = compress(messages, budget ? { ...options, tokenBudget: budget } : options);
       row.runs++;
+      if (!budget) {
+        row.results += toolResultChars(messages, format);
+        row.resultsKept += toolResultChars(result.messages, format);
+      }
       if (validate(result.messages, options).every((p) => before.has(problemKey(p)))) row.valid++;
       const restored = uncompress(result.messages, result.verbatim, { format }).messages;
       if (restored.length === messages.length && restored.every((m, i) => m === messages[i])) row.exact++;
@@ -110,11 +114,12 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };
-console.log('| format | conversations | runs | valid outputs | exact round trips | fits: true | honest (o200k <= 1.10 x budget) | median o200k / budget | worst |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| format | conversations | runs | valid outputs | exact round trips | tool-result text kept (defaults) | fits: true | honest (o200k <= 1.10 x budget) | median o200k / budget | worst |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   console.log(
-    `| ${r.format} | ${r.conversations} | ${r.runs} | ${r.valid} | ${r.exact} | ${r.fits} | ${r.honest} | ` +
+    `| ${r.format} | ${r.conversations} | ${r.runs} | ${r.valid} | ${r.exact} | ` +
+      `${((100 * r.resultsKept) / r.results).toFixed(1)} % | ${r.fits} | ${r.honest} | ` +
       `${median(r.ratios).toFixed(3)} | ${r.worst.toFixed(3)} |`,
   );
 }
