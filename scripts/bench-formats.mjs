@@ -40,7 +40,7 @@ const chatShaped = [...twins, ...agentic];
 const SKIP = new Set([
   'signature', 'encrypted_content', 'data', 'id', 'call_id', 'tool_use_id', 'toolCallId', 'tool_call_id',
   'type', 'role', 'cache_control', 'providerOptions', 'annotations', 'status', 'url', 'source', 'image_url',
-  'media_type', 'mediaType', 'is_error', 'citations', 'index',
+  'media_type', 'mediaType', 'is_error', 'citations', 'index', 'metadata',
 ]);
 const LC_SKIP = new Set(['lc_serializable', 'lc_kwargs', 'lc_namespace', 'additional_kwargs', 'response_metadata',
   'usage_metadata', 'invalid_tool_calls', 'lc_direct_tool_output', 'metadata', 'artifact', 'name']);
@@ -74,11 +74,12 @@ function sentTokens(messages, system, format) {
 
 const problemKey = (p) => `${p.code}:${p.callId ?? ''}`;
 
-function run(format, cases) {
-  const row = { format, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], results: 0, resultsKept: 0 };
+function run(label, cases, dialect = false) {
+  const format = dialect ? 'openai-chat' : label;
+  const row = { format: label, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], results: 0, resultsKept: 0 };
   for (const { messages, system } of cases) {
-    const options = system === undefined ? { format } : { format, system };
-    const before = new Set(validate(messages, options).map(problemKey));
+    const options = dialect ? {} : system === undefined ? { format } : { format, system };
+    const before = new Set(validate(messages, { ...options, format }).map(problemKey));
     const full = compress(messages, { ...options, tokenBudget: 1e12 });
     for (const share of [0, 0.5, 0.3, 0.15]) {
       const budget = share ? Math.max(1, Math.floor(full.tokenCount * share)) : undefined;
@@ -88,9 +89,12 @@ function run(format, cases) {
         row.results += toolResultChars(messages, format);
         row.resultsKept += toolResultChars(result.messages, format);
       }
-      if (validate(result.messages, options).every((p) => before.has(problemKey(p)))) row.valid++;
-      const restored = uncompress(result.messages, result.verbatim, { format }).messages;
-      if (restored.length === messages.length && restored.every((m, i) => m === messages[i])) row.exact++;
+      if (validate(result.messages, { ...options, format }).every((p) => before.has(problemKey(p)))) row.valid++;
+      const restored = uncompress(result.messages, result.verbatim, dialect ? {} : { format }).messages;
+      const same = dialect
+        ? JSON.stringify(restored) === JSON.stringify(messages)
+        : restored.length === messages.length && restored.every((m, i) => m === messages[i]);
+      if (same) row.exact++;
       if (!budget || !result.fits) continue;
       row.fits++;
       const ratio = sentTokens(result.messages, system, format) / budget;
@@ -105,6 +109,7 @@ function run(format, cases) {
 const rows = [
   run('anthropic', native.map((b) => ({ messages: b.messages, system: b.system }))),
   run('openai-chat', chatShaped.map((c) => ({ messages: toOpenAIChat(c) }))),
+  run('openai-chat with ids (engine dialect)', chatShaped.map((c) => ({ messages: c })), true),
   run('ai-sdk', chatShaped.map((c) => ({ messages: toAiSdk(c) }))),
   run('openai-responses', chatShaped.map((c) => ({ messages: toResponses(c) }))),
   run('langchain', chatShaped.map((c) => ({ messages: toLangChain(c, lc) }))),

@@ -210,6 +210,33 @@ function billingCounter(flat: readonly ViewSpec[], views: readonly Message[], an
   };
 }
 
+/**
+ * @internal The billing estimate for the engine's own dialect (OpenAI Chat messages with ids,
+ * given to the engine as they are): the script estimate of the text, the per-message overhead and
+ * tool-call names and arguments. Images and other parts are priced by the engine (array content
+ * reaches a counter as its text view).
+ */
+export function dialectCounter(): (m: Message) => number {
+  const cache = new Map<string, number>();
+  const text = (s: string): number => {
+    if (s.length === 0) return 0;
+    let n = cache.get(s);
+    if (n === undefined) cache.set(s, (n = estimateTokens(s)));
+    return n;
+  };
+  return (m: Message): number => {
+    let n = MESSAGE_OVERHEAD_TOKENS + (typeof m.content === 'string' ? text(m.content) : 0);
+    const calls = m.tool_calls;
+    if (Array.isArray(calls)) {
+      for (const call of calls) {
+        const fn = (call as Obj | null)?.function as Obj | undefined;
+        if (fn) n += 3 + text(String(fn.name ?? '')) + text(String(fn.arguments ?? ''));
+      }
+    }
+    return n;
+  };
+}
+
 /** The native messages of the engine's answer, with the input range each one stands for. */
 function rebuildNative<M>(
   adapter: FormatAdapter<M>,

@@ -9,6 +9,7 @@
 import { anthropicFormat, validateAnthropic } from './format-anthropic.js';
 import {
   compressNative,
+  dialectCounter,
   restoreNative,
   type FormatAdapter,
   type FormatOptions,
@@ -150,7 +151,21 @@ export function compress(
   options?: CompressOptions & FormatOptions,
 ): CompressResult | Promise<CompressResult> | NativeCompressResult | Promise<NativeCompressResult> {
   const adapter = adapterFor(messages, options);
-  if (adapter === undefined) return engineCompress(messages as Message[], withoutFormat(options));
+  if (adapter === undefined) {
+    const engineOptions = withoutFormat(options) ?? {};
+    // The engine dialect is counted as it is billed too (tool-call arguments, per-message
+    // overhead), except under cce-1.0, whose counts are the reference's.
+    if (
+      engineOptions.compat !== 'cce-1.0' &&
+      engineOptions.tokenCounter == null &&
+      (engineOptions.tokenEstimate ?? 'script') === 'script' &&
+      Array.isArray(messages) &&
+      allHaveIds(messages)
+    ) {
+      return engineCompress(messages as Message[], { ...engineOptions, tokenCounter: dialectCounter() });
+    }
+    return engineCompress(messages as Message[], engineOptions);
+  }
   return compressNative(adapter as FormatAdapter<unknown>, messages, options ?? {});
 }
 

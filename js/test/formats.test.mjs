@@ -393,8 +393,9 @@ describe('one adapter, a summarizer, errors, honest counts', () => {
       { role: 'tool', tool_call_id: 'c', content: 'none' },
     ];
     const counted = compress(withCall, { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
-    const engine = compress(withCall.map((m, i) => ({ ...m, id: String(i) })), { tokenBudget: 1e9 }).tokenCount;
-    assert.ok(counted > engine + 50, `with arguments ${counted}, engine dialect ${engine}`);
+    // The default entry's estimate, which leaves the arguments out.
+    const engine = compressEngine(withCall.map((m, i) => ({ ...m, id: String(i) })), { tokenBudget: 1e9 }).tokenCount;
+    assert.ok(counted > engine + 50, `with arguments ${counted}, the default entry ${engine}`);
     // A 2048 x 1024 PNG: OpenAI high detail scales it to 1536 x 768, 3 x 2 tiles: 85 + 170 * 6.
     const png = Buffer.alloc(33);
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png, 0);
@@ -567,5 +568,21 @@ describe('AI SDK and Responses part types', () => {
       validate([{ type: 'message', role: 'user', content: 'q' }, { type: 'reasoning', id: 'r', summary: [] }], { format: 'openai-responses' }).map((p) => p.code),
       ['reasoning-without-item'],
     );
+  });
+});
+
+describe('the engine dialect through cce-wasm/formats', () => {
+  test('is counted as billed (tool-call arguments, overhead) and keeps its shape', () => {
+    const args = JSON.stringify({ pattern: 'y'.repeat(600) });
+    const input = [
+      { id: 'u', role: 'user', content: 'go' },
+      { id: 'a', role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'grep', arguments: args } }] },
+      { id: 't', role: 'tool', tool_call_id: 'c', content: 'none' },
+    ];
+    const viaFormats = compress(input, { tokenBudget: 1e9 });
+    const viaEngine = compressEngine(input, { tokenBudget: 1e9 });
+    assert.ok(viaFormats.tokenCount > viaEngine.tokenCount + 100);
+    assert.equal(viaFormats.tokenCount, compress(input.map(({ id: _id, ...m }) => m), { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount);
+    assert.deepEqual(viaFormats.messages, viaEngine.messages);
   });
 });
