@@ -199,10 +199,7 @@ export function uncompress(
   if (adapter === undefined) {
     return engineUncompress(messages as Message[], store as VerbatimMap, withoutFormat(options));
   }
-  if (!isObj(store)) {
-    throw new CompressError('InvalidInput', 'uncompress(): store must be the verbatim map of compress', '/store');
-  }
-  return restoreNative(messages, store as Record<string, unknown>);
+  return uncompressWith(messages, store as Record<string, unknown>);
 }
 
 /**

@@ -586,3 +586,22 @@ describe('the engine dialect through cce-wasm/formats', () => {
     assert.deepEqual(viaFormats.messages, viaEngine.messages);
   });
 });
+
+describe('bad input to the formats entry', () => {
+  const cases = [
+    ['messages not an array', () => compress('nope', { format: 'anthropic' }), '/messages'],
+    ['a null message', () => compress([null], { format: 'ai-sdk' }), '/messages/0'],
+    ['an unknown format', () => compress([], { format: 'gemini' }), '/options/format'],
+    ['system outside Anthropic', () => compress([{ role: 'user', content: 'x' }], { format: 'openai-chat', system: 's' }), '/options/system'],
+    ['uncompress of a string', () => uncompress('x', {}, { format: 'anthropic' }), '/messages'],
+    ['uncompress without a store', () => uncompress([], null, { format: 'anthropic' }), '/store'],
+    ['validate of an unknown format', () => validate([], { format: 'gemini' }), '/options/format'],
+  ];
+  for (const [name, call, path] of cases) {
+    test(`${name}: InvalidInput at ${path}`, () => {
+      assert.throws(call, (e) => e.name === 'CompressError' && e.code === 'InvalidInput' && e.path === path);
+      // The module stays usable.
+      assert.equal(compress([{ role: 'user', content: 'hi' }], { format: 'anthropic' }).messages.length, 1);
+    });
+  }
+});
