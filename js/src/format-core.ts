@@ -119,12 +119,19 @@ function viewsOf<M>(adapter: FormatAdapter<M>, input: readonly M[], system: unkn
   const views: Message[] = [];
   const specs: ViewSpec[][] = [];
   const flat: ViewSpec[] = []; // the spec of each view
+  const singles = new Map<string, ViewPart>(); // by view tag: the one text part sent as a string
   const used = new Set<string>();
   const add = (spec: ViewSpec, n: number, j: number, fallback: string) => {
     let id = spec.key !== undefined && !used.has(spec.key) ? spec.key : fallback;
     while (used.has(id)) id += "'";
     used.add(id);
-    const view: Message = { id, role: spec.role, content: spec.content as Message['content'] };
+    // A content of one text part reaches the engine as a string: messages with parts are never
+    // merged or deduplicated, and most native text is one block. The part goes back on rebuild.
+    const only = Array.isArray(spec.content) && spec.content.length === 1 ? spec.content[0] : undefined;
+    const single = only && only.type === 'text' && typeof only.text === 'string' ? only : undefined;
+    const content = single ? single.text : spec.content;
+    const view: Message = { id, role: spec.role, content: content as Message['content'] };
+    if (single) singles.set(`${n}.${j}`, single);
     if (spec.toolCalls && spec.toolCalls.length > 0) view.tool_calls = spec.toolCalls;
     if (spec.callId !== undefined) view.tool_call_id = spec.callId;
     (view as unknown as Record<symbol, Tag>)[VIEW] = { n, j };
@@ -146,7 +153,7 @@ function viewsOf<M>(adapter: FormatAdapter<M>, input: readonly M[], system: unkn
       add(list[j] as ViewSpec, n, j, list.length === 1 ? String(n) : `${n}.${j}`);
     }
   }
-  return { views, specs, flat };
+  return { views, specs, flat, singles };
 }
 
 /** Tokens a provider bills per message beyond its text (role, separators): OpenAI's documented
@@ -243,6 +250,7 @@ function rebuildNative<M>(
   input: readonly M[],
   specs: ViewSpec[][],
   views: readonly Message[],
+  singles: ReadonlyMap<string, ViewPart>,
   out: readonly Message[],
 ): { messages: M[]; verbatim: Record<string, M> } {
   const built: Array<{ message: M; first: number; last: number; changed: boolean }> = [];
@@ -263,7 +271,10 @@ function rebuildNative<M>(
       const t = (m as unknown as Record<symbol, Tag>)[VIEW] as Tag;
       if (t.n !== n) break;
       const same = unchanged.has(m);
-      outs[t.j] = same ? { changed: false } : { changed: true, content: m.content as string | ViewPart[] };
+      const single = singles.get(`${t.n}.${t.j}`);
+      let content = m.content as string | ViewPart[];
+      if (single && typeof content === 'string') content = [{ ...single, text: content }];
+      outs[t.j] = same ? { changed: false } : { changed: true, content };
       if (!same) changed = true;
     }
     if (outs.some((o) => o === undefined) || n !== previous + 1) changed = true;
@@ -345,11 +356,11 @@ export function compressNative<M>(
       '/options/system',
     );
   }
-  const { views, specs, flat } = viewsOf(adapter, input, system);
+  const { views, specs, flat, singles } = viewsOf(adapter, input, system);
   const billing = () => billingCounter(flat, views, adapter.name === 'anthropic');
   const finish = (result: ReturnType<typeof compressViews>): NativeCompressResult<M> => {
     const r = result as Exclude<typeof result, Promise<unknown>>;
-    const { messages, verbatim } = rebuildNative(adapter, input, specs, views, r.messages);
+    const { messages, verbatim } = rebuildNative(adapter, input, specs, views, singles, r.messages);
     const answer: NativeCompressResult<M> = { messages, compression: r.compression, verbatim };
     if (r.fits !== undefined) {
       answer.fits = r.fits;
