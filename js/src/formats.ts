@@ -64,9 +64,13 @@ const ANTHROPIC_BLOCKS = new Set([
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /**
- * The format of a conversation, from its shapes: Anthropic blocks (`tool_use`, `tool_result`,
- * `thinking`, an image with a `source`, …) or `options.system` make it `'anthropic'`; anything
- * else with roles is `'openai-chat'`. Undefined when it is not an array of role messages.
+ * The format of a conversation, from its shapes: LangChain message instances are `'langchain'`;
+ * items with a `type` and no `role` (or `type: 'message'`, `input_text` parts) are
+ * `'openai-responses'`; Anthropic blocks (`tool_use`, `tool_result`, `thinking`, an image with a
+ * `source`, …) or `options.system` make it `'anthropic'`; AI SDK parts (`tool-call`,
+ * `tool-result`, `reasoning`, `file`, approvals) `'ai-sdk'`; anything else with roles is
+ * `'openai-chat'` (plain string messages read the same in every format). Undefined when it is not
+ * an array of messages.
  */
 export function detectFormat(messages: unknown, options?: FormatOptions): MessageFormat | undefined {
   if (!Array.isArray(messages)) return undefined;
