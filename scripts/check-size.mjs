@@ -130,6 +130,45 @@ for (const [name, [m, limit]] of Object.entries(session)) {
   );
 }
 
+// Provider message formats (cce-wasm/formats): what a production bundle adds to the default
+// entry's when it imports all of them, or one adapter through compressWith (tree-shaken: it must
+// carry no other adapter, so each costs about its own size).
+async function bundledSource(contents) {
+  const out = await build({
+    stdin: { contents, resolveDir: fileURLToPath(new URL('dist/', root)), loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    external: ['./cce.mjs'],
+    write: false,
+    logLevel: 'silent',
+  });
+  return measureBytes(Buffer.from(out.outputFiles[0].contents));
+}
+const ADAPTER_EXPORTS = {
+  'openai-chat': 'openaiChatFormat',
+  anthropic: 'anthropicFormat',
+  'ai-sdk': 'aiSdkFormat',
+  'openai-responses': 'openaiResponsesFormat',
+  langchain: 'langChainFormat',
+};
+console.log('\nprovider formats (cce-wasm/formats), added to the bundled wrapper only for their users:');
+const formatsAll = await bundled('formats-web.js', { withGlue: false });
+const formatRows = [['all formats (compress)', formatsAll.gzip - bundledWrapper.gzip, budget.formats_gzip]];
+for (const [name, symbol] of Object.entries(ADAPTER_EXPORTS)) {
+  const one = await bundledSource(
+    `import './index.js'; export { compressWith, uncompressWith, validateWith, ${symbol} } from './formats.js';`,
+  );
+  formatRows.push([`${name} alone (compressWith)`, one.gzip - bundledWrapper.gzip, budget.format_adapter_gzip]);
+}
+for (const [name, added, limit] of formatRows) {
+  if (limit !== undefined && added > limit) over = true;
+  const delta = limit === undefined ? '' : added - limit;
+  console.log(`${name.padEnd(40)}${pad(`+${added}`, 10)}${pad(limit ?? '-', 22)}${pad(delta === '' ? '' : delta > 0 ? `+${delta}` : delta, 9)}`);
+}
+
 // The speed build: what the Node entry (also Deno's) loads from disk; never downloaded by a browser.
 const fast = measure(['cce-fast.wasm']);
 const fastLimit = budget.fast_wasm_gzip;

@@ -71,12 +71,18 @@ describe('Cloudflare Workers, default imports', () => {
     const { mf, wasm } = await startBundled(
       'compress',
       `import { compress, uncompress } from 'cce-wasm';
+       import { compress as compressNative } from 'cce-wasm/formats';
        export default {
          async fetch(request) {
            const { messages, options } = await request.json();
            const result = compress(messages, options);
            const restored = uncompress(result.messages, result.verbatim).messages;
-           return Response.json({ result, same: JSON.stringify(restored) === JSON.stringify(messages) });
+           const anthropic = compressNative(
+             messages.map(({ role, content }) => ({ role, content })),
+             { format: 'anthropic', recencyWindow: 1 },
+           );
+           return Response.json({ result, same: JSON.stringify(restored) === JSON.stringify(messages),
+                                  anthropic: anthropic.messages });
          },
        };`,
       ['workerd', 'worker', 'browser'],
@@ -92,8 +98,10 @@ describe('Cloudflare Workers, default imports', () => {
       ];
       const res = await post(url, { messages, options: { recencyWindow: 1 } });
       assert.equal(res.status, 200);
-      const { result, same } = await res.json();
+      const { result, same, anthropic } = await res.json();
       assert.equal(result.compression.messages_compressed, 2);
+      assert.equal(anthropic.length, 3, 'cce-wasm/formats too, in the same bundle');
+      assert.match(anthropic[0].content, /^\[summary/);
       assert.match(result.messages[0].content, /^\[summary/);
       assert.equal(same, true);
     } finally {

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// OpenAI Responses input items: `message` items (or easy messages without `type`), calls
+// (`function_call`, `custom_tool_call`, any `*_call` with a `call_id`), their outputs
+// (`function_call_output`, `custom_tool_call_output`, any `*_output` with a `call_id`),
+// `reasoning` (with `encrypted_content`), and any other item, carried untouched. One view per
+// item: a call opens a step, and the reasoning items, parallel calls and outputs after it stay in
+// it (the engine keeps a step whole), so a reasoning item is never separated from the item it
+// belongs to. Outputs are compressed like tool messages.
+import {
+  opaquePart,
+  partsBack,
+  textPart,
+  type FormatAdapter,
+  type FormatProblem,
+  type ViewPart,
+  type ViewSpec,
+} from './format-core.js';
+
+type Obj = Record<string, unknown>;
+
+/** An OpenAI Responses input item. */
+export interface ResponsesItem {
+  type?: string;
+  [key: string]: unknown;
+}
+
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+const isMessage = (item: Obj) => item.type === 'message' || (item.type === undefined && 'role' in item);
+const isCall = (item: Obj) =>
+  typeof item.type === 'string' && item.type.endsWith('_call') && item.call_id !== undefined;
+const isOutput = (item: Obj) =>
+  typeof item.type === 'string' && item.type.endsWith('_output') && item.call_id !== undefined;
+
+function viewPart(part: unknown): ViewPart {
+  if (!isObj(part)) return opaquePart('opaque', part);
+  if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') {
+    return textPart(part.text, part);
+  }
+  if (part.type === 'input_image' || part.type === 'input_file' || part.type === 'input_audio') {
+    return opaquePart('image', part);
+  }
+  return opaquePart(String(part.type), part, { ...part });
+}
+
+const withText = (part: Obj, text: string): Obj => ({ ...part, text });
+
+/** The OpenAI Responses adapter. */
+export const openaiResponsesFormat: FormatAdapter<ResponsesItem> = {
+  name: 'openai-responses',
+
+  split(item, index, items): ViewSpec[] {
+    const it = item as Obj;
+    if (isMessage(it)) {
+      const role = String(it.role);
+      const content = it.content;
+      return [
+        {
+          role: role === 'developer' ? 'system' : role,
+          content: typeof content === 'string' ? content : Array.isArray(content) ? content.map(viewPart) : '',
+        },
+      ];
+    }
+    if (isOutput(it)) {
+      const output = it.output;
+      const id = String(it.call_id);
+      return [
+        {
+          role: 'tool',
+          callId: id,
+          key: id,
+          content: typeof output === 'string' ? output : Array.isArray(output) ? output.map(viewPart) : [opaquePart('output', output)],
+        },
+      ];
+    }
+    // Calls, reasoning and every other item: kept as they are, each a step of its own or, after a
+    // call or reasoning item, a continuation of that step (a tool_call_id joins the engine's group).
+    const id = isCall(it) ? String(it.call_id) : `item:${index}`;
+    const payload: Obj =
+      it.type === 'reasoning'
+        ? { summary: it.summary }
+        : isCall(it)
+          ? { name: it.name, arguments: it.arguments ?? it.input }
+          : { ...it };
+    const spec: ViewSpec = {
+      role: 'assistant',
+      content: [opaquePart(String(it.type), it, payload)],
+      toolCalls: [{ id, type: 'function', function: { name: String(it.name ?? it.type), arguments: '' } }],
+    };
+    const previous = index > 0 ? items[index - 1] : undefined;
+    if (isObj(previous) && !isMessage(previous) && !isOutput(previous)) spec.callId = `step:${id}`;
+    return [spec];
+  },
+
+  rebuild(item, outs) {
+    const out = outs[0];
+    if (out === undefined) return undefined;
+    if (!out.changed) return item;
+    const it = item as Obj;
+    const content = out.content;
+    if (isMessage(it)) {
+      const assistant = it.role === 'assistant';
+      const newText = (text: string): Obj =>
+        assistant ? { type: 'output_text', text, annotations: [] } : { type: 'input_text', text };
+      return { ...it, content: typeof content === 'string' ? content : partsBack<Obj>(content, withText, newText) };
+    }
+    if (isOutput(it)) {
+      return {
+        ...it,
+        output:
+          typeof content === 'string'
+            ? content
+            : partsBack<Obj>(content, withText, (text) => ({ type: 'input_text', text })),
+      };
+    }
+    return item; // calls, reasoning and unknown items are never changed
+  },
+
+  validate(items) {
+    return validateResponses(items);
+  },
+};
+
+/** What the Responses API rejects: outputs without their call, calls without output, duplicate
+ * call ids, a reasoning item without the item it belongs to, empty messages. */
+export function validateResponses(items: readonly unknown[]): FormatProblem[] {
+  const problems: FormatProblem[] = [];
+  const problem = (code: string, index: number, message: string, callId?: string) => {
+    const p: FormatProblem = { code, index, message };
+    if (callId !== undefined) p.callId = callId;
+    problems.push(p);
+  };
+  if (!Array.isArray(items) || items.length === 0) {
+    problem('no-messages', -1, 'input must be a non-empty array');
+    return problems;
+  }
+  const calls = new Map<string, number>();
+  const answered = new Set<string>();
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i];
+    if (!isObj(it)) {
+      problem('not-an-object', i, `input[${i}] is not an object`);
+      continue;
+    }
+    if (isMessage(it)) {
+      if (!['user', 'assistant', 'system', 'developer'].includes(String(it.role))) problem('bad-role', i, `role ${String(it.role)}`);
+      const content = it.content;
+      if (Array.isArray(content) ? content.length === 0 : typeof content !== 'string') {
+        problem('empty-content', i, 'a message needs content');
+      }
+    } else if (isCall(it)) {
+      const id = String(it.call_id);
+      if (calls.has(id)) problem('duplicate-call-id', i, `call_id ${id} is used twice`, id);
+      calls.set(id, i);
+    } else if (isOutput(it)) {
+      const id = String(it.call_id);
+      if (!calls.has(id)) problem('orphan-tool-result', i, `no call for output ${id}`, id);
+      answered.add(id);
+    } else if (it.type === 'reasoning') {
+      const next = items[i + 1];
+      if (!isObj(next) || (isMessage(next) && next.role !== 'assistant') || isOutput(next)) {
+        problem('reasoning-without-item', i, 'a reasoning item must be followed by the item it produced');
+      }
+    }
+  }
+  for (const [id, i] of calls) {
+    const item = items[i] as Obj;
+    if (!answered.has(id) && (item.type === 'function_call' || item.type === 'custom_tool_call')) {
+      problem('unanswered-tool-call', i, `no output for call ${id}`, id);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// Compile-only type tests of cce-wasm/formats (tsc --noEmit --strict; see js/test/tsconfig.json).
+import type { Message } from 'cce-wasm';
+import {
+  anthropicFormat,
+  compress,
+  compressWith,
+  uncompress,
+  uncompressWith,
+  validate,
+  type AnthropicMessage,
+  type FormatProblem,
+  type MessageFormat,
+  type NativeCompressResult,
+  type NativeUncompressResult,
+} from 'cce-wasm/formats';
+
+const anthropic: AnthropicMessage[] = [{ role: 'user', content: 'hi' }];
+
+// A named format answers in that format.
+const native: NativeCompressResult<AnthropicMessage> = compress(anthropic, { format: 'anthropic', system: 'Be brief.' });
+const back: AnthropicMessage[] = uncompress(native.messages, native.verbatim).messages;
+const later: Promise<NativeCompressResult<AnthropicMessage>> = compress(anthropic, {
+  format: 'anthropic',
+  summarizer: async (text: string) => text.slice(0, 10),
+});
+
+// The engine dialect keeps its own types.
+const messages: Message[] = [{ id: '1', role: 'user', content: 'hi' }];
+const dialect = compress(messages);
+const firstId: string = dialect.messages[0]!.id;
+
+// One adapter.
+const one = compressWith(anthropicFormat, anthropic, { tokenBudget: 1000 });
+const restored: NativeUncompressResult<AnthropicMessage> = uncompressWith(anthropic, {});
+const problems: FormatProblem[] = validate(anthropic, { format: 'anthropic' });
+const format: MessageFormat = 'openai-responses';
+
+// @ts-expect-error: not a format
+compress(anthropic, { format: 'gemini' });
+
+export { back, firstId, format, later, one, problems, restored };

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// Provider-native conversations, measured (issue 17): per format, how many budget results say
+// `fits: true` and how many of those really fit, counting what would be sent with the o200k_base
+// tokenizer (gpt-tokenizer): every billed string (text, thinking, tool names and arguments, tool
+// results, reasoning summaries) plus 3 tokens per message (OpenAI's documented per-message
+// overhead) plus images by the provider's formula. Also: valid outputs and exact round trips.
+//   node scripts/bench-formats.mjs [--limit N]
+// Uses dist/ (npm run build first; cce-wasm/formats) and the data sets beside the repository.
+import { readdirSync, readFileSync } from 'node:fs';
+
+import * as lc from '@langchain/core/messages';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+
+import { compress, uncompress, validate } from '../dist/formats-node.js';
+import { anthropicImageTokens, inlineImageSize, openAIImageTokens } from '../dist/image-size.js';
+import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from '../js/test/support/convert-formats.mjs';
+import { sharedPath } from '../js/test/support/shared-data.mjs';
+
+const limitAt = process.argv.indexOf('--limit');
+const limit = limitAt > 0 ? Number(process.argv[limitAt + 1]) : Infinity;
+
+function load(rel) {
+  const dir = sharedPath(rel);
+  const out = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    for (const c of JSON.parse(readFileSync(dir + file, 'utf8'))) out.push(c);
+  }
+  return out;
+}
+
+// data/native in both shapes, and the agentic conversations of data/real (those with tool calls).
+const native = load('data/native/anthropic/').slice(0, limit);
+const twins = load('data/native/openai/').slice(0, limit);
+const agentic = load('data/real/')
+  .filter((c) => Array.isArray(c) && c.some((m) => m.role === 'tool'))
+  .slice(0, limit);
+const chatShaped = [...twins, ...agentic];
+
+const SKIP = new Set([
+  'signature', 'encrypted_content', 'data', 'id', 'call_id', 'tool_use_id', 'toolCallId', 'tool_call_id',
+  'type', 'role', 'cache_control', 'providerOptions', 'annotations', 'status', 'url', 'source', 'image_url',
+  'media_type', 'mediaType', 'is_error', 'citations', 'index', 'metadata',
+]);
+const LC_SKIP = new Set(['lc_serializable', 'lc_kwargs', 'lc_namespace', 'additional_kwargs', 'response_metadata',
+  'usage_metadata', 'invalid_tool_calls', 'lc_direct_tool_output', 'metadata', 'artifact', 'name']);
+
+/** o200k tokens of every billed string under `value`. */
+function billed(value, anthropic) {
+  if (typeof value === 'string') return countTokens(value);
+  if (Array.isArray(value)) return value.reduce((n, v) => n + billed(v, anthropic), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  const type = value.type;
+  if (type === 'image' || type === 'image_url' || type === 'input_image') {
+    const size = inlineImageSize(value);
+    if (!size) return anthropic ? 1590 : 765;
+    return anthropic ? anthropicImageTokens(size.width, size.height) : openAIImageTokens(size.width, size.height);
+  }
+  let n = 0;
+  for (const [key, v] of Object.entries(value)) {
+    if (SKIP.has(key) || (lc.BaseMessage && value instanceof lc.BaseMessage && LC_SKIP.has(key))) continue;
+    if ((key === 'input' || key === 'args') && typeof v === 'object') n += countTokens(JSON.stringify(v));
+    else n += billed(v, anthropic);
+  }
+  return n;
+}
+
+function sentTokens(messages, system, format) {
+  const anthropic = format === 'anthropic';
+  let n = system === undefined ? 0 : billed(system, anthropic) + 3;
+  for (const m of messages) n += 3 + billed(m, anthropic);
+  return n;
+}
+
+const problemKey = (p) => `${p.code}:${p.callId ?? ''}`;
+
+function run(label, cases, dialect = false) {
+  const format = dialect ? 'openai-chat' : label;
+  const row = { format: label, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], results: 0, resultsKept: 0 };
+  for (const { messages, system } of cases) {
+    const options = dialect ? {} : system === undefined ? { format } : { format, system };
+    const before = new Set(validate(messages, { ...options, format }).map(problemKey));
+    const full = compress(messages, { ...options, tokenBudget: 1e12 });
+    for (const share of [0, 0.5, 0.3, 0.15]) {
+      const budget = share ? Math.max(1, Math.floor(full.tokenCount * share)) : undefined;
+      const result = compress(messages, budget ? { ...options, tokenBudget: budget } : options);
+      row.runs++;
+      if (!budget) {
+        row.results += toolResultChars(messages, format);
+        row.resultsKept += toolResultChars(result.messages, format);
+      }
+      if (validate(result.messages, { ...options, format }).every((p) => before.has(problemKey(p)))) row.valid++;
+      const restored = uncompress(result.messages, result.verbatim, dialect ? {} : { format }).messages;
+      const same = dialect
+        ? JSON.stringify(restored) === JSON.stringify(messages)
+        : restored.length === messages.length && restored.every((m, i) => m === messages[i]);
+      if (same) row.exact++;
+      if (!budget || !result.fits) continue;
+      row.fits++;
+      const ratio = sentTokens(result.messages, system, format) / budget;
+      row.ratios.push(ratio);
+      if (ratio <= 1.1) row.honest++;
+      row.worst = Math.max(row.worst, ratio);
+    }
+  }
+  return row;
+}
+
+const rows = [
+  run('anthropic', native.map((b) => ({ messages: b.messages, system: b.system }))),
+  run('openai-chat', chatShaped.map((c) => ({ messages: toOpenAIChat(c) }))),
+  run('openai-chat with ids (engine dialect)', chatShaped.map((c) => ({ messages: c })), true),
+  run('ai-sdk', chatShaped.map((c) => ({ messages: toAiSdk(c) }))),
+  run('openai-responses', chatShaped.map((c) => ({ messages: toResponses(c) }))),
+  run('langchain', chatShaped.map((c) => ({ messages: toLangChain(c, lc) }))),
+];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+};
+console.log('| format | conversations | runs | valid outputs | exact round trips | tool-result text kept (defaults) | fits: true | honest (o200k <= 1.10 x budget) | median o200k / budget | worst |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  console.log(
+    `| ${r.format} | ${r.conversations} | ${r.runs} | ${r.valid} | ${r.exact} | ` +
+      `${((100 * r.resultsKept) / r.results).toFixed(1)} % | ${r.fits} | ${r.honest} | ` +
+      `${median(r.ratios).toFixed(3)} | ${r.worst.toFixed(3)} |`,
+  );
+}
