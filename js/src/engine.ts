@@ -1113,9 +1113,6 @@ function uncompressWith(
   if (timings.enabled) timings.encodeMs += performance.now() - t0;
   // The store crosses lazily: the engine names the ids it needs (pending), the host answers them.
   const answered = new Map<string, unknown>(); // key -> the looked-up value (falsy: missing)
-  // What the engine reads of each answered entry, read once (the caller's getters run once).
-  const originals = new Encoder(64);
-  const encoded = new Map<string, Uint8Array>();
   try {
     for (;;) {
       const extra =
@@ -1123,9 +1120,14 @@ function uncompressWith(
           ? EMPTY
           : encodeWith(hostScratch, (out) => {
               out.word(answered.size);
-              for (const [key] of answered) {
+              for (const [key, value] of answered) {
                 out.string(key);
-                out.append(encoded.get(key) as Uint8Array);
+                try {
+                  if (!value || jsonNull(value)) out.word(FALSY);
+                  else encodeOriginal(out, value, FALSY);
+                } catch (error) {
+                  throw readFailed(error, 'uncompress', `/store/${key}`);
+                }
               }
             });
       const answer = callEngine<UncompressPlan, UncompressPending>('uncompress', request, extra);
@@ -1147,16 +1149,7 @@ function uncompressWith(
       }
       for (const id of pending.ids ?? []) {
         const key = String(id);
-        const value = (lookup as (key: string) => unknown)(key);
-        answered.set(key, value);
-        originals.reset();
-        try {
-          if (!value || jsonNull(value)) originals.word(FALSY);
-          else encodeOriginal(originals, value, FALSY);
-        } catch (error) {
-          throw readFailed(error, 'uncompress', `/store/${key}`);
-        }
-        encoded.set(key, originals.written.slice());
+        answered.set(key, (lookup as (key: string) => unknown)(key));
       }
     }
   } finally {

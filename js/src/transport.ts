@@ -162,13 +162,6 @@ export class Encoder {
     this.view.setUint32(at, value, true);
   }
 
-  /** Appends what another encoder wrote (whole fields, so alignment is kept). */
-  append(chunk: Uint8Array): void {
-    this.ensure(chunk.length);
-    this.bytes.set(chunk, this.at);
-    this.at += chunk.length;
-  }
-
   number(value: number): void {
     this.ensure(8);
     this.view.setFloat64(this.at, value, true);
