@@ -460,11 +460,12 @@ UncompressResult runUncompress(const UncompressCall& call, std::vector<U16>& pen
   return uncompress(input, uhost, call.recursive);
 }
 
+// One literal (the cap is a constant): no number formatting for a message this rare.
+static_assert(kMaxRecursiveMessages == 100000, "the message below names the cap");
 Error recursionTooLarge() {
   return Error{ErrorCode::InputTooLarge,
-               "uncompress(): the recursive expansion returns more than " +
-                   js::decimalAscii(kMaxRecursiveMessages) +
-                   " messages (store entries that name each other)",
+               "uncompress(): the recursive expansion returns more than 100000 messages "
+               "(store entries that name each other)",
                "/options/recursive"};
 }
 
