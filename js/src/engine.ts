@@ -429,8 +429,9 @@ function readMessages(messages: unknown, limit: number, api: string): unknown {
 }
 
 /**
- * Each message's own fields as they are now (an async run reads them once more when the
- * summarizer has answered: a caller's edit meanwhile must not show in the result).
+ * Each message's own fields as they are now, as the spread that rebuilds a message would copy
+ * them: an async run rebuilds its output after the summarizer answered, and a caller's edit
+ * meanwhile must not show in it. (What the engine reads is read at call time either way.)
  */
 function readFields(input: unknown): unknown {
   if (!Array.isArray(input)) return input;
@@ -592,7 +593,7 @@ function build(input: readonly Message[], fields: readonly Message[], entry: Ent
     const base = entry.m ? cloneWithMetadata(source) : source;
     const viewed = textView(base, entry.c);
     if (entry.o === undefined) return viewed;
-    return { ...viewed, metadata: { ...viewed.metadata, _cce_original: original(fields, entry.o) } };
+    return { ...viewed, metadata: { ...viewed.metadata, _cce_original: original(input, entry.o) } };
   }
   if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : (input[entry.s] as Message);
   const base = entry.m ? cloneWithMetadata(source) : source;
@@ -604,7 +605,7 @@ function build(input: readonly Message[], fields: readonly Message[], entry: Ent
   return {
     ...base,
     content,
-    metadata: { ...base.metadata, _cce_original: original(fields, entry.o) },
+    metadata: { ...base.metadata, _cce_original: original(input, entry.o) },
   };
 }
 
@@ -622,7 +623,7 @@ class CompressRun {
 
   /** The caller's array as it was at call time (its own objects). */
   private readonly input: Message[];
-  /** What the run reads of them: `input` itself, or (async) copies of their fields. */
+  /** What rebuilt messages are spread from: `input` itself, or (async) copies made at call time. */
   private readonly fields: Message[];
 
   constructor(
@@ -639,8 +640,7 @@ class CompressRun {
     const input = readMessages(given, limit, 'compress') as Message[];
     this.input = input;
     this.fields = (summarizer ? readFields(input) : input) as Message[];
-    const fields = this.fields;
-    checkInputSize(fields, limit);
+    checkInputSize(input, limit);
     this.safe = options.compat !== 'cce-1.0';
     this.summarizerTimeoutMs = options.summarizerTimeoutMs ?? 0;
     const t0 = now();
@@ -654,11 +654,11 @@ class CompressRun {
         // The size build has no case tables: for fuzzy dedup it takes lower-cased texts from here.
         const lowered: (number | string)[] | undefined =
           options.fuzzyDedup && !engineLowersText() ? [] : undefined;
-        if (Array.isArray(fields)) {
-          out.word(fields.length);
+        if (Array.isArray(input)) {
+          out.word(input.length);
           let i = 0;
           try {
-            for (; i < fields.length; i++) encodeMessage(out, fields[i], i, this.safe, lowered);
+            for (; i < input.length; i++) encodeMessage(out, input[i], i, this.safe, lowered);
           } catch (error) {
             throw readFailed(error, 'compress', `/messages/${i}`);
           }
@@ -767,14 +767,13 @@ class CompressRun {
   }
 
   private countInputs(): void {
-    if (!this.counter || !validMessages(this.fields)) return;
+    if (!this.counter || !validMessages(this.input)) return;
     const counts: number[] = [];
     let i = 0;
     try {
-      for (; i < this.fields.length; i++) {
-        const m = this.fields[i] as Message;
-        const parts = this.safe && Array.isArray(m.content);
-        counts.push(this.count(parts ? textView(m) : (this.input[i] as Message)));
+      for (; i < this.input.length; i++) {
+        const m = this.input[i] as Message;
+        counts.push(this.count(this.safe && Array.isArray(m.content) ? textView(m) : m));
       }
     } catch (error) {
       throw readFailed(error, 'compress', `/messages/${i}`);
@@ -888,7 +887,7 @@ class CompressRun {
       // The engine names blocking messages by id, or by input index when it had no objects.
       if (plan.blockingIds) result.blockingIds = plan.blockingIds;
       else if (plan.blocking)
-        result.blockingIds = plan.blocking.map((i) => (this.fields[i] as Message).id);
+        result.blockingIds = plan.blocking.map((i) => (this.input[i] as Message).id);
     }
     if (timings.enabled) timings.rebuildMs += performance.now() - t0;
     return result;

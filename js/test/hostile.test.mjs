@@ -404,3 +404,25 @@ describe('item 5: bounded work', () => {
     }
   });
 });
+
+describe('messages whose fields are inherited (class instances)', () => {
+  class Message {
+    constructor(id, role, text) {
+      this.id = id;
+      this.role = role;
+      this.text = text;
+    }
+    get content() {
+      return this.text;
+    }
+  }
+  test('the engine reads them as the sync path does, with or without a summarizer', async () => {
+    const plain = conversation();
+    const classy = plain.map((m) => new Message(m.id, m.role, m.content));
+    const summarizer = async (text) => `summary of ${text.length} units`;
+    const fromPlain = await compress(plain, { ...OPTIONS, summarizer });
+    const fromClassy = await compress(classy, { ...OPTIONS, summarizer });
+    assert.equal(json(fromClassy.compression), json(fromPlain.compression));
+    assert.equal(json(compress(classy, OPTIONS).compression), json(compress(plain, OPTIONS).compression));
+  });
+});
