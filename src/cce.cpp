@@ -460,6 +460,15 @@ UncompressResult runUncompress(const UncompressCall& call, std::vector<U16>& pen
   return uncompress(input, uhost, call.recursive);
 }
 
+// One literal (the cap is a constant): no number formatting for a message this rare.
+static_assert(kMaxRecursiveMessages == 100000, "the message below names the cap");
+Error recursionTooLarge() {
+  return Error{ErrorCode::InputTooLarge,
+               "uncompress(): the recursive expansion returns more than 100000 messages "
+               "(store entries that name each other)",
+               "/options/recursive"};
+}
+
 template <class W>
 std::string uncompressPendingAnswer(const std::vector<U16>& pendingIds) {
   return okAnswer<W>(AnswerKey::pending, [&](W& w) {
@@ -619,6 +628,7 @@ std::string uncompressJson(std::string_view requestText) {
   std::vector<U16> pendingIds;
   UncompressResult result = runUncompress(call, pendingIds);
   if (!pendingIds.empty()) return uncompressPendingAnswer<JsonAnswer>(pendingIds);
+  if (result.tooLarge) return errorEnvelope(recursionTooLarge());
   if (wantsPlan(request)) return uncompressPlanAnswer<JsonAnswer>(result, call);
 
   Value out = Value::object();
@@ -651,6 +661,7 @@ std::string uncompressBytes(std::string_view request, std::string_view store) {
   std::vector<U16> pendingIds;
   UncompressResult result = runUncompress(call, pendingIds);
   if (!pendingIds.empty()) return uncompressPendingAnswer<BytesAnswer>(pendingIds);
+  if (result.tooLarge) return bytesErrorAnswer(recursionTooLarge());
   return uncompressPlanAnswer<BytesAnswer>(result, call);
 }
 

@@ -2,6 +2,9 @@
 // Spec §11: one expansion pass, then (recursive) at most 10 more while they still make progress.
 #include "uncompress.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace cce {
 
 namespace {
@@ -14,10 +17,12 @@ struct Pass {
   std::vector<std::size_t> messages;
   std::size_t expanded = 0;
   std::size_t passthrough = 0;
+  bool overflow = false;
 };
 
+// `limit`: the most messages the pass may return; past it the pass stops and `overflow` is set.
 Pass expandOnce(const std::vector<std::size_t>& messages, const UncompressHost& host,
-                std::vector<Scalar>& missing) {
+                std::vector<Scalar>& missing, std::size_t limit = SIZE_MAX) {
   Pass pass;
   pass.messages.reserve(messages.size());
   for (std::size_t handle : messages) {
@@ -42,6 +47,10 @@ Pass expandOnce(const std::vector<std::size_t>& messages, const UncompressHost& 
       pass.messages.insert(pass.messages.end(), found.begin(), found.end());
       ++pass.expanded;
     }
+    if (pass.messages.size() > limit) {
+      pass.overflow = true;
+      break;
+    }
   }
   return pass;
 }
@@ -65,11 +74,17 @@ UncompressResult uncompress(const std::vector<std::size_t>& messages, const Unco
   if (!recursive) return result;
 
   // The first extra pass runs whenever originals remain; later ones only while the previous extra
-  // pass expanded something (spec §11).
+  // pass expanded something (spec §11). Store entries that name each other multiply the messages
+  // with every pass: past the cap, recursion stops with tooLarge instead of filling the memory.
+  const std::size_t limit = std::max(kMaxRecursiveMessages, result.messages.size());
   for (int extra = 0; extra < kMaxExtraPasses; ++extra) {
     if (extra > 0 && pass.expanded == 0) break;
     if (!anyHasOriginal(result.messages, host)) break;
-    pass = expandOnce(result.messages, host, result.missingIds);
+    pass = expandOnce(result.messages, host, result.missingIds, limit);
+    if (pass.overflow) {
+      result.tooLarge = true;
+      return result;
+    }
     result.messagesExpanded += pass.expanded;
     result.messagesPassthrough = pass.passthrough;
     result.messages = std::move(pass.messages);

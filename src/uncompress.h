@@ -20,11 +20,17 @@ struct UncompressHost {
   Callback<std::optional<std::size_t>(const Scalar& id)> lookup;
 };
 
+/// The most messages a recursive uncompress returns (or as many as its first pass, if more):
+/// past it the result is an InputTooLarge error, never a silently shortened list.
+constexpr std::size_t kMaxRecursiveMessages = 100000;
+
 struct UncompressResult {
   std::vector<std::size_t> messages;  // handles
   std::size_t messagesExpanded = 0;
   std::size_t messagesPassthrough = 0;
   std::vector<Scalar> missingIds;
+  /// A recursive pass went past kMaxRecursiveMessages; `messages` is incomplete.
+  bool tooLarge = false;
 };
 
 UncompressResult uncompress(const std::vector<std::size_t>& messages, const UncompressHost& host,

@@ -98,6 +98,27 @@ TEST_SUITE("uncompress") {
     CHECK(r.messagesExpanded == 11);
   }
 
+  TEST_CASE("store entries that name each other: recursion stops at the message cap") {
+    // 100 entries, each the summary of all 100: 10^2, 10^4, 10^6... messages by pass.
+    Host h;
+    std::vector<std::u16string> all;
+    for (int i = 0; i < 100; ++i) all.push_back(u"e" + std::u16string(1, u'A' + i % 26) +
+                                                std::u16string(1, u'a' + i / 26));
+    for (const auto& id : all) h.store[id] = h.add(id, all);
+    std::size_t top = h.add(u"top", all);
+    cce::UncompressResult once = cce::uncompress({top}, h.host(), false);
+    CHECK_FALSE(once.tooLarge);
+    CHECK(once.messages.size() == 100);
+    cce::UncompressResult deep = cce::uncompress({top}, h.host(), true);
+    CHECK(deep.tooLarge);
+    CHECK(deep.messages.size() <= 100 * 100);  // stopped in the pass that crossed the cap
+    // A first pass larger than the cap is the input's own size: it is the limit then.
+    std::vector<std::size_t> many(cce::kMaxRecursiveMessages / 100 + 1, top);
+    cce::UncompressResult wide = cce::uncompress(many, h.host(), false);
+    CHECK_FALSE(wide.tooLarge);
+    CHECK(wide.messages.size() == many.size() * 100);
+  }
+
   TEST_CASE("messages without originals pass through, empty ids count as none") {
     Host h;
     std::size_t plain = h.add(u"p");

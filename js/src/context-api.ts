@@ -470,7 +470,13 @@ export class ContextManager<Async extends boolean = boolean> {
   }
 
   #now(): string | number {
-    return this.#callbacks.clock ? this.#callbacks.clock() : new Date().toISOString();
+    const clock = this.#callbacks.clock;
+    if (!clock) return new Date().toISOString();
+    try {
+      return clock();
+    } catch (error) {
+      throw callbackFailed('clock', error);
+    }
   }
 
   /** Runs a state-changing op synchronously and commits its state. */
@@ -538,13 +544,7 @@ export class ContextManager<Async extends boolean = boolean> {
     try {
       n = counter(message);
     } catch (error) {
-      // As in compress(): the caller's own failure, typed, with the original as the cause.
-      throw new CompressError(
-        'CallbackFailed',
-        `tokenCounter threw: ${error instanceof Error ? error.message : String(error)}`,
-        '/tokenCounter',
-        { cause: error },
-      );
+      throw callbackFailed('tokenCounter', error);
     }
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
       throw new CompressError(
@@ -574,14 +574,31 @@ export class ContextManager<Async extends boolean = boolean> {
   #emit(progress: readonly ProgressEvent[], emitted: { count: number }): void {
     const onProgress = this.#callbacks.onProgress;
     for (; emitted.count < progress.length; emitted.count++) {
-      if (onProgress) onProgress({ ...(progress[emitted.count] as ProgressEvent) });
+      if (!onProgress) continue;
+      try {
+        onProgress({ ...(progress[emitted.count] as ProgressEvent) });
+      } catch (error) {
+        throw callbackFailed('onProgress', error);
+      }
     }
   }
 
+  /**
+   * Commits the compression, then reports its remaining stages; an onProgress that throws undoes
+   * the commit (the manager is as before the call, and the error is CallbackFailed).
+   */
   #finish(outcome: CompressOutcome & { state?: ContextState }, emitted: { count: number }): void {
+    const state = this.#state;
+    const usage = this.#usage;
     this.#commit(outcome);
     delete outcome.state;
-    this.#emit(outcome.progress, emitted);
+    try {
+      this.#emit(outcome.progress, emitted);
+    } catch (error) {
+      this.#state = state;
+      this.#usage = usage;
+      throw error;
+    }
   }
 }
 
@@ -686,6 +703,16 @@ function checkCallbacks(callbacks: ContextCallbacks, caller: string): void {
       throw new CompressError('InvalidInput', `${caller}: ${key} must be a function`, `/${key}`);
     }
   }
+}
+
+/** A callback of the manager threw: CallbackFailed, with the original as the cause. */
+function callbackFailed(name: string, error: unknown): CompressError {
+  return new CompressError(
+    'CallbackFailed',
+    `${name} threw: ${error instanceof Error ? error.message : String(error)}`,
+    `/${name}`,
+    { cause: error },
+  );
 }
 
 function clone<T>(value: T): T {

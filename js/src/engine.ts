@@ -9,7 +9,10 @@ import {
   Encoder,
   encodeRequest,
   engineLowersText,
+  enterCall,
+  leaveCall,
   NOT_AN_ARRAY,
+  shrinkIfIdle,
   now,
   requestUtf16Writer,
   timings,
@@ -96,6 +99,64 @@ const NUMBER_OPTIONS = [
 ] as const;
 const TRUTHY_OPTIONS = ['fuzzyDedup', 'embedSummaryId', 'forceConverge'] as const;
 const PLAIN_OPTIONS = ['preserve', 'dedup', 'compat', 'tokenEstimate'] as const;
+const CALLBACK_OPTIONS = ['summarizer', 'tokenCounter', 'summarizerTimeoutMs'] as const;
+// Array options (preserve) list role names: past this many elements they are a runaway, not a list.
+const MAX_OPTION_ELEMENTS = 1 << 20;
+
+// ---- reading the caller's input -----------------------------------------------------------------
+
+/**
+ * A throw of the caller's getter or Proxy trap while the input was read: InvalidInput at `path`,
+ * the original as the cause. (Errors of ours, or of a nested call, pass unchanged.)
+ */
+function readFailed(error: unknown, api: string, path: string): CompressError {
+  if (error instanceof CompressError) return error;
+  return new CompressError(
+    'InvalidInput',
+    `${api}(): reading ${path} threw: ${describeError(error)}`,
+    path,
+    { cause: error },
+  );
+}
+
+/**
+ * The options, each read once, before anything else: no caller code then runs while a request is
+ * written into wasm memory, and a getter or Proxy trap that throws is InvalidInput.
+ */
+function readOptions(options: unknown): CompressOptions {
+  const copy: Obj = {};
+  if (options == null) return copy;
+  for (const keys of [NUMBER_OPTIONS, TRUTHY_OPTIONS, PLAIN_OPTIONS, CALLBACK_OPTIONS]) {
+    for (const key of keys) {
+      try {
+        copy[key] = plainValue((options as Obj)[key], key, 16);
+      } catch (error) {
+        throw readFailed(error, 'compress', `/options/${key}`);
+      }
+    }
+  }
+  return copy as CompressOptions;
+}
+
+/** What Encoder.value would read of an option value, read now: boxed primitives unboxed, arrays
+ * copied (nested ones too, as deep as Encoder.value goes). */
+function plainValue(value: unknown, key: string, depth: number): unknown {
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+    return value.valueOf();
+  }
+  if (!Array.isArray(value) || depth === 0) return value;
+  const n = value.length;
+  if (n > MAX_OPTION_ELEMENTS) {
+    throw new CompressError(
+      'InputTooLarge',
+      `compress(): options.${key} has ${n} elements (at most ${MAX_OPTION_ELEMENTS})`,
+      `/options/${key}`,
+    );
+  }
+  const copy: unknown[] = [];
+  for (let i = 0; i < n; i++) copy.push(plainValue(value[i] as unknown, key, depth - 1));
+  return copy;
+}
 
 // ---- bytes requests: only what the engine reads crosses the boundary ---------------------------
 
@@ -289,14 +350,14 @@ function encodeOptions(out: Encoder, options: CompressOptions): void {
   for (const key of NUMBER_OPTIONS) {
     const value = options[key] as unknown;
     if (value == null) continue;
-    if (typeof value === 'number' && !Number.isFinite(value)) {
+    // A BigInt, function or Symbol would vanish from JSON and leave the default in force.
+    if ((typeof value === 'number' && !Number.isFinite(value)) || jsonNull(value)) {
       throw new CompressError(
         'InvalidInput',
         `compress(): options.${key} must be a finite number`,
         `/options/${key}`,
       );
     }
-    if (jsonNull(value)) continue;
     out.string(key);
     out.value(value);
     count++;
@@ -321,30 +382,95 @@ function encodeOptions(out: Encoder, options: CompressOptions): void {
 /** Default of `options.maxInputBytes` (the engine's kDefaultMaxInputBytes): 64 MiB. */
 export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
-/**
- * Rejects a request whose message contents alone are over `options.maxInputBytes` before anything
- * is encoded or copied into wasm memory (every UTF-16 unit is at least one byte of the request).
- * The engine checks the exact size of the encoded request against the same limit.
- */
-function checkInputSize(messages: unknown, options: CompressOptions): void {
+/** The modules' heap maximum (-sMAXIMUM_MEMORY): no request larger than this can be written. */
+const MAX_WASM_BYTES = 1 << 30;
+
+/** The request size limit: `options.maxInputBytes`, else 64 MiB; 0 (no limit) leaves the heap's. */
+function inputLimit(options: CompressOptions): number {
   const given = options.maxInputBytes as unknown;
   const limit =
     typeof given === 'number' && Number.isFinite(given) && given >= 0
       ? given
       : DEFAULT_MAX_INPUT_BYTES;
-  if (limit === 0 || !Array.isArray(messages)) return;
+  return limit === 0 ? MAX_WASM_BYTES : limit;
+}
+
+function limitText(limit: number): string {
+  return limit === MAX_WASM_BYTES
+    ? `over the ${MAX_WASM_BYTES} bytes wasm memory can hold`
+    : `over the limit of ${Math.floor(limit)} bytes (options.maxInputBytes; 0 disables it)`;
+}
+
+/**
+ * The caller's array as it is now (its elements, not copies of them), so that a later change to
+ * it cannot change the result. Its length is checked first (every message takes at least 4 bytes
+ * of the request): a sparse array of 2**32 - 1 holes is rejected without being walked.
+ */
+function readMessages(messages: unknown, limit: number, api: string): unknown {
+  let n = 0;
+  let i = -1;
+  try {
+    if (!Array.isArray(messages)) return messages;
+    n = messages.length;
+    if (4 * n > limit) {
+      throw new CompressError(
+        'InputTooLarge',
+        `${api}(): messages has ${n} elements, at least ${4 * n} bytes of request, ` +
+          limitText(limit),
+        '/messages',
+      );
+    }
+    const copy: unknown[] = [];
+    for (i = 0; i < n; i++) copy.push(messages[i]);
+    return copy;
+  } catch (error) {
+    throw readFailed(error, api, i < 0 ? '/messages' : `/messages/${i}`);
+  }
+}
+
+/**
+ * Each message's own fields as they are now, as the spread that rebuilds a message would copy
+ * them: an async run rebuilds its output after the summarizer answered, and a caller's edit
+ * meanwhile must not show in it. (What the engine reads is read at call time either way.)
+ */
+function readFields(input: unknown): unknown {
+  if (!Array.isArray(input)) return input;
+  const fields: unknown[] = [];
+  for (let i = 0; i < input.length; i++) {
+    const m = input[i] as unknown;
+    try {
+      fields.push(typeof m === 'object' && m !== null ? { ...m } : m);
+    } catch (error) {
+      throw readFailed(error, 'compress', `/messages/${i}`);
+    }
+  }
+  return fields;
+}
+
+/**
+ * Rejects a request whose message contents alone are over the limit before anything is encoded
+ * or copied into wasm memory (every UTF-16 unit is at least one byte of the request). The engine
+ * checks the exact size of the encoded request against the same limit.
+ */
+function checkInputSize(messages: unknown, limit: number): void {
+  if (!Array.isArray(messages)) return;
   let units = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as unknown;
-    const content = typeof m === 'object' && m !== null ? (m as Obj).content : undefined;
-    if (typeof content === 'string') units += content.length;
+  let i = 0;
+  try {
+    for (; i < messages.length; i++) {
+      const m = messages[i] as unknown;
+      const content = typeof m === 'object' && m !== null ? (m as Obj).content : undefined;
+      if (typeof content === 'string') units += content.length;
+    }
+  } catch (error) {
+    throw readFailed(error, 'compress', `/messages/${i}`);
   }
   if (units > limit) {
     // A byte count is whole: over 250.9 is over 250, and the message says so, as the engine's does.
     throw new CompressError(
       'InputTooLarge',
-      `the message contents alone are ${units} UTF-16 units (at least as many bytes), over the ` +
-        `limit of ${Math.floor(limit)} bytes (options.maxInputBytes; 0 disables it)`,
+      `the message contents alone are ${units} UTF-16 units (at least as many bytes), ` +
+        limitText(limit),
     );
   }
 }
@@ -352,9 +478,14 @@ function checkInputSize(messages: unknown, options: CompressOptions): void {
 /** The reference's synchronous validation (spec §1.3) passes: counting inputs is then safe. */
 function validMessages(messages: unknown): boolean {
   if (!Array.isArray(messages)) return false;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as unknown;
-    if (typeof m !== 'object' || m === null || (m as Obj).id == null) return false;
+  let i = 0;
+  try {
+    for (; i < messages.length; i++) {
+      const m = messages[i] as unknown;
+      if (typeof m !== 'object' || m === null || (m as Obj).id == null) return false;
+    }
+  } catch (error) {
+    throw readFailed(error, 'compress', `/messages/${i}`);
   }
   return true;
 }
@@ -451,16 +582,20 @@ function textView(message: Message, content?: string): Message {
   return { ...message, content: content ?? textOfParts(message.content as unknown[]) };
 }
 
-function build(input: readonly Message[], entry: Entry): Message {
+/**
+ * One output message: `input` holds the caller's objects (returned as they are), `fields` what
+ * was read of them (the same array, or an async run's copies taken at call time).
+ */
+function build(input: readonly Message[], fields: readonly Message[], entry: Entry): Message {
   if (typeof entry === 'number') return input[entry] as Message;
-  const source = input[entry.s] as Message;
+  const source = fields[entry.s] as Message;
   if (entry.t) {
     const base = entry.m ? cloneWithMetadata(source) : source;
     const viewed = textView(base, entry.c);
     if (entry.o === undefined) return viewed;
     return { ...viewed, metadata: { ...viewed.metadata, _cce_original: original(input, entry.o) } };
   }
-  if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : source;
+  if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : (input[entry.s] as Message);
   const base = entry.m ? cloneWithMetadata(source) : source;
   const sourceContent = source.content as unknown;
   const content: Message['content'] = Array.isArray(sourceContent)
@@ -486,8 +621,13 @@ class CompressRun {
   private readonly safe: boolean;
   private readonly summarizerTimeoutMs: number;
 
+  /** The caller's array as it was at call time (its own objects). */
+  private readonly input: Message[];
+  /** What rebuilt messages are spread from: `input` itself, or (async) copies made at call time. */
+  private readonly fields: Message[];
+
   constructor(
-    private readonly input: Message[],
+    private readonly given: Message[],
     options: CompressOptions,
     private readonly summarizer: Summarizer | undefined,
   ) {
@@ -496,7 +636,11 @@ class CompressRun {
     // cce-1.0 mode (safe mode may estimate differently, so there it is called like any counter).
     const native = counter === defaultTokenCounter && options.compat === 'cce-1.0';
     this.counter = counter == null || native ? undefined : counter;
-    checkInputSize(input, options);
+    const limit = inputLimit(options);
+    const input = readMessages(given, limit, 'compress') as Message[];
+    this.input = input;
+    this.fields = (summarizer ? readFields(input) : input) as Message[];
+    checkInputSize(input, limit);
     this.safe = options.compat !== 'cce-1.0';
     this.summarizerTimeoutMs = options.summarizerTimeoutMs ?? 0;
     const t0 = now();
@@ -512,8 +656,11 @@ class CompressRun {
           options.fuzzyDedup && !engineLowersText() ? [] : undefined;
         if (Array.isArray(input)) {
           out.word(input.length);
-          for (let i = 0; i < input.length; i++) {
-            encodeMessage(out, input[i], i, this.safe, lowered);
+          let i = 0;
+          try {
+            for (; i < input.length; i++) encodeMessage(out, input[i], i, this.safe, lowered);
+          } catch (error) {
+            throw readFailed(error, 'compress', `/messages/${i}`);
           }
         } else {
           out.word(NOT_AN_ARRAY);
@@ -622,22 +769,32 @@ class CompressRun {
   private countInputs(): void {
     if (!this.counter || !validMessages(this.input)) return;
     const counts: number[] = [];
-    for (let i = 0; i < this.input.length; i++) {
-      const m = this.input[i] as Message;
-      counts.push(this.count(this.safe && Array.isArray(m.content) ? textView(m) : m));
+    let i = 0;
+    try {
+      for (; i < this.input.length; i++) {
+        const m = this.input[i] as Message;
+        counts.push(this.count(this.safe && Array.isArray(m.content) ? textView(m) : m));
+      }
+    } catch (error) {
+      throw readFailed(error, 'compress', `/messages/${i}`);
     }
     this.host.inputCounts = counts;
     this.host.counts = {};
   }
 
   private message(entry: Entry): Message {
-    if (!this.counter || typeof entry === 'number' || (entry.c === undefined && !entry.m)) {
-      return build(this.input, entry);
+    try {
+      if (!this.counter || typeof entry === 'number' || (entry.c === undefined && !entry.m)) {
+        return build(this.input, this.fields, entry);
+      }
+      const key = JSON.stringify(entry);
+      let m = this.counted.get(key);
+      if (m === undefined) this.counted.set(key, (m = build(this.input, this.fields, entry)));
+      return m;
+    } catch (error) {
+      // A spread of the caller's message: its getters and Proxy traps (ownKeys) run.
+      throw readFailed(error, 'compress', `/messages/${typeof entry === 'number' ? entry : entry.s}`);
     }
-    const key = JSON.stringify(entry);
-    let m = this.counted.get(key);
-    if (m === undefined) this.counted.set(key, (m = build(this.input, entry)));
-    return m;
   }
 
   private answerCounts(pending: CompressPending): void {
@@ -672,6 +829,9 @@ class CompressRun {
     for (let answer = this.step(); ; answer = this.step()) {
       if (answer.plan) return this.result(answer.plan);
       const pending = expectPending(answer);
+      // Nothing of this run stays in wasm memory while the summarizer is pending (one that never
+      // settles must not hold its request there): the next round copies the request in again.
+      if (pending.summaries?.length) this.request.evict();
       // In request order, one at a time, like the reference's sequential awaits.
       for (const { text } of pending.summaries ?? []) {
         let reply: unknown = null;
@@ -699,11 +859,19 @@ class CompressRun {
     if (!plan.fastPath) {
       messages = [];
       for (const entry of plan.messages) messages.push(this.message(entry));
+    } else if (unchanged(this.given, this.input)) {
+      messages = this.given; // as the reference: the input array itself (spec §13 example 12)
     }
     const verbatim: VerbatimMap = {};
     for (const [key, source, ensureMetadata] of plan.verbatim) {
-      const original = this.input[source] as Message;
-      const value = ensureMetadata ? cloneWithMetadata(original) : original;
+      let value = this.input[source] as Message;
+      if (ensureMetadata) {
+        try {
+          value = cloneWithMetadata(this.fields[source] as Message);
+        } catch (error) {
+          throw readFailed(error, 'compress', `/messages/${source}`);
+        }
+      }
       // An id "__proto__" must become an own key, not the map's prototype.
       if (key === '__proto__') {
         Object.defineProperty(verbatim, key, { value, enumerable: true, writable: true, configurable: true });
@@ -723,6 +891,17 @@ class CompressRun {
     }
     if (timings.enabled) timings.rebuildMs += performance.now() - t0;
     return result;
+  }
+}
+
+/** Whether the caller's array still holds the elements read at call time. */
+function unchanged(given: unknown, input: readonly unknown[]): boolean {
+  try {
+    if (!Array.isArray(given) || given.length !== input.length) return false;
+    for (let i = 0; i < input.length; i++) if (given[i] !== input[i]) return false;
+    return true;
+  } catch {
+    return false; // a Proxy whose traps throw now: the elements read at call time
   }
 }
 
@@ -764,7 +943,7 @@ export function compress(
   messages: Message[],
   options?: CompressOptions,
 ): CompressResult | Promise<CompressResult> {
-  const opts = options ?? {};
+  const opts = readOptions(options);
   const summarizer = opts.summarizer ? (opts.summarizer as Summarizer) : undefined;
   const counter = opts.tokenCounter as unknown;
   if (counter != null && typeof counter !== 'function') {
@@ -782,21 +961,24 @@ export function compress(
       '/options/summarizerTimeoutMs',
     );
   }
-  const run = new CompressRun(messages, opts, summarizer);
-  if (!summarizer) {
-    try {
-      return run.runSync();
-    } finally {
-      run.release();
-    }
-  }
+  let run: CompressRun | undefined;
+  let pending: Promise<CompressResult> | undefined;
+  enterCall();
   try {
+    run = new CompressRun(messages, opts, summarizer);
+    if (!summarizer) return run.runSync();
     run.validate();
-  } catch (error) {
-    run.release();
-    throw error;
+    const async = run;
+    // Its first round runs now, inside this call; later rounds run after the summarizer answered.
+    pending = run.runAsync().finally(() => {
+      async.release();
+      shrinkIfIdle();
+    });
+    return pending;
+  } finally {
+    if (pending === undefined) run?.release();
+    leaveCall();
   }
-  return run.runAsync().finally(() => run.release());
 }
 
 // ---- uncompress --------------------------------------------------------------------------------
@@ -864,27 +1046,68 @@ export function uncompress(
   store: VerbatimMap | StoreLookup,
   options?: UncompressOptions,
 ): UncompressResult {
+  let recursive: boolean;
+  try {
+    recursive = Boolean(options?.recursive);
+  } catch (error) {
+    throw readFailed(error, 'uncompress', '/options/recursive');
+  }
+  const input = readMessages(messages, MAX_WASM_BYTES, 'uncompress') as Message[];
   const storeValue = store as unknown;
-  let lookup: ((id: unknown) => unknown) | undefined;
+  let lookup: ((key: string) => unknown) | undefined;
   if (typeof storeValue === 'function') {
-    lookup = (id) => (storeValue as (id: unknown) => unknown)(id);
+    lookup = (key) => {
+      try {
+        return (storeValue as (id: unknown) => unknown)(key);
+      } catch (error) {
+        throw new CompressError(
+          'CallbackFailed',
+          `uncompress(): the store lookup threw for id ${key}: ${describeError(error)}`,
+          '/store',
+          { cause: error },
+        );
+      }
+    };
   } else if (typeof storeValue === 'object' && storeValue !== null) {
     // Own keys only: the native build cannot see prototype members either.
-    lookup = (id) =>
-      hasOwn.call(storeValue, String(id)) ? (storeValue as Obj)[String(id)] : undefined;
+    lookup = (key) => {
+      try {
+        return hasOwn.call(storeValue, key) ? (storeValue as Obj)[key] : undefined;
+      } catch (error) {
+        throw readFailed(error, 'uncompress', `/store/${key}`);
+      }
+    };
   }
+  enterCall();
+  try {
+    return uncompressWith(input, lookup, recursive);
+  } finally {
+    leaveCall();
+  }
+}
+
+function uncompressWith(
+  messages: Message[],
+  lookup: ((key: string) => unknown) | undefined,
+  recursive: boolean,
+): UncompressResult {
   const t0 = now();
   // Synchronous: nothing runs between its round trips but the caller's lookup.
   const request = encodeRequest((out) => {
     out.word(UNCOMPRESS_MAGIC);
     if (Array.isArray(messages)) {
       out.word(messages.length);
-      for (let i = 0; i < messages.length; i++) encodeOriginal(out, messages[i], JSON_NULL);
+      let i = 0;
+      try {
+        for (; i < messages.length; i++) encodeOriginal(out, messages[i], JSON_NULL);
+      } catch (error) {
+        throw readFailed(error, 'uncompress', `/messages/${i}`);
+      }
     } else {
       out.word(NOT_AN_ARRAY);
     }
     out.word(lookup ? 1 : 0);
-    out.word(options?.recursive ? 1 : 0);
+    out.word(recursive ? 1 : 0);
   }, false);
   if (timings.enabled) timings.encodeMs += performance.now() - t0;
   // The store crosses lazily: the engine names the ids it needs (pending), the host answers them.
@@ -898,8 +1121,12 @@ export function uncompress(
               out.word(answered.size);
               for (const [key, value] of answered) {
                 out.string(key);
-                if (!value || jsonNull(value)) out.word(FALSY);
-                else encodeOriginal(out, value, FALSY);
+                try {
+                  if (!value || jsonNull(value)) out.word(FALSY);
+                  else encodeOriginal(out, value, FALSY);
+                } catch (error) {
+                  throw readFailed(error, 'uncompress', `/store/${key}`);
+                }
               }
             });
       const answer = callEngine<UncompressPlan, UncompressPending>('uncompress', request, extra);
@@ -921,18 +1148,7 @@ export function uncompress(
       }
       for (const id of pending.ids ?? []) {
         const key = String(id);
-        let value: unknown;
-        try {
-          value = (lookup as (id: unknown) => unknown)(id);
-        } catch (error) {
-          throw new CompressError(
-            'CallbackFailed',
-            `uncompress(): the store lookup threw for id ${key}: ${describeError(error)}`,
-            '/store',
-            { cause: error },
-          );
-        }
-        answered.set(key, value);
+        answered.set(key, (lookup as (key: string) => unknown)(key));
       }
     }
   } finally {

@@ -3,6 +3,7 @@
 import type { CceModule } from './cce.mjs';
 import { CompressError, type ErrorCode } from './errors.js';
 import { currentEngine, dropInstance, engine } from './load.js';
+import type { MemoryWatch } from './wasm-load.js';
 
 /** An answer of the engine (docs/boundary.md): a finished plan or work the host must do first. */
 export interface Answer<Plan, Pending> {
@@ -157,6 +158,7 @@ export class Encoder {
   }
 
   patch(at: number, value: number): void {
+    this.ensure(0); // a heap encoder's view may be stale (see HeapEncoder.grow)
     this.view.setUint32(at, value, true);
   }
 
@@ -516,13 +518,14 @@ const REQUEST_START = 256;
 
 /**
  * An encoder whose buffer is in wasm memory: a request is written where the engine reads it, not
- * copied in afterwards (6 MB in WTF-8, 11 MB in UTF-16 for the scale session). Its own malloc is
- * the only thing that can grow memory while it writes (nothing calls the engine during an
- * encode), and it re-reads the heap after each one. (#private members: a bundler shortens them.)
+ * copied in afterwards (6 MB in WTF-8, 11 MB in UTF-16 for the scale session). Its own malloc
+ * grows memory, and so can a caller's getter that compresses while a message is read: its views
+ * are made again after either. (#private members: a bundler shortens them.)
  */
 class HeapEncoder extends Encoder {
   #raw: CceModule | undefined;
   #pointer = 0;
+  #capacity = 0;
   #hint = REQUEST_HINT_MIN;
 
   constructor() {
@@ -551,6 +554,12 @@ class HeapEncoder extends Encoder {
 
   protected override grow(needed: number): void {
     const raw = this.#raw as CceModule;
+    if (this.bytes.length < this.#capacity) {
+      // Memory grew since the views were made (a caller's getter that compresses meanwhile):
+      // they are detached, empty. The block itself is where it was.
+      this.#place(this.#pointer, this.#capacity);
+      if (needed <= this.#capacity) return;
+    }
     const capacity = Math.max(needed, this.bytes.length * 2);
     const pointer = this.#malloc(capacity);
     if (pointer === 0) {
@@ -594,6 +603,7 @@ class HeapEncoder extends Encoder {
   #place(pointer: number, capacity: number): void {
     const buffer = (this.#raw as CceModule).HEAPU8.buffer;
     this.#pointer = pointer;
+    this.#capacity = capacity;
     this.bytes = new Uint8Array(buffer, pointer, capacity);
     this.view = new DataView(buffer, pointer, capacity);
   }
@@ -602,6 +612,7 @@ class HeapEncoder extends Encoder {
   #detach(): void {
     this.#raw = undefined;
     this.#pointer = 0;
+    this.#capacity = 0;
     this.bytes = new Uint8Array(0);
     this.view = new DataView(this.bytes.buffer);
   }
@@ -649,7 +660,7 @@ export class HeapRequest {
   }
 
   pointerIn(raw: CceModule): number {
-    if (this.raw !== raw) {
+    if (this.raw !== raw || this.pointer === 0) {
       if (this.bytes === undefined) {
         throw new CompressError('Internal', 'cce-wasm: the engine was re-created during the call');
       }
@@ -659,21 +670,67 @@ export class HeapRequest {
     return this.pointer;
   }
 
+  /**
+   * Frees the copy in wasm memory of a request that keeps its bytes (while its run awaits): the
+   * next round trip copies it in again.
+   */
+  evict(): void {
+    if (this.bytes !== undefined) this.release();
+  }
+
   /** Frees the copy (skipped for an instance that trapped: its memory is dropped with it). */
   release(): void {
-    if (this.raw === currentEngine()) this.raw._free(this.pointer);
+    if (this.pointer !== 0 && this.raw === currentEngine()) this.raw._free(this.pointer);
     this.pointer = 0;
   }
+}
+
+// ---- instance lifetime ---------------------------------------------------------------------------
+
+/**
+ * @internal Wasm memory past which an idle instance is dropped (the next call instantiates a fresh
+ * one, about 4 ms): memory never shrinks, and one huge request would hold it for good otherwise.
+ */
+export const IDLE_HEAP_LIMIT = 256 << 20;
+// compress / uncompress calls on the stack (a caller's getter or counter may call one inside another).
+let callDepth = 0;
+
+/** @internal A call starts: the instance is not dropped until every call on the stack returned. */
+export function enterCall(): void {
+  callDepth++;
+}
+
+/** @internal A call returned (or threw). */
+export function leaveCall(): void {
+  callDepth--;
+  shrinkIfIdle();
+}
+
+/**
+ * @internal Drops the instance when no call is on the stack and its memory is over
+ * IDLE_HEAP_LIMIT. Async runs awaiting their summarizer hold no wasm memory (HeapRequest.evict)
+ * and copy their request into the next instance.
+ */
+export function shrinkIfIdle(): void {
+  const raw = currentEngine();
+  if (callDepth === 0 && raw !== undefined && raw.HEAPU8.length > IDLE_HEAP_LIMIT) dropInstance();
 }
 
 /** The error to throw for a failure inside a call into the module. */
 function trapped(error: unknown): CompressError {
   if (error instanceof CompressError) return error;
+  const raw = currentEngine() as (CceModule & MemoryWatch) | undefined;
   dropInstance(); // after a trap the heap is not trustworthy; the next call re-instantiates
+  const text = error instanceof Error ? error.message : String(error);
+  // An allocation that failed aborts (C++ new has no null to return without exceptions); any other
+  // abort or trap, or one without a failed growth before it, is a bug.
+  const exhausted = raw?.memoryExhausted === true && /^Aborted\(/.test(text);
   return new CompressError(
-    'Internal',
-    `cce-wasm: the engine trapped (${error instanceof Error ? error.message : String(error)}); ` +
-      'it is re-created on the next call',
+    exhausted ? 'InputTooLarge' : 'Internal',
+    exhausted
+      ? 'cce-wasm: the request needs more wasm memory than the engine can have (1 GiB); ' +
+          'the engine is re-created on the next call'
+      : `cce-wasm: the engine trapped (${text}); it is re-created on the next call`,
     '',
     { cause: error },
   );
@@ -701,7 +758,8 @@ export function callEngine<Plan, Pending>(
   extra: Uint8Array,
 ): Answer<Plan, Pending> {
   const t1 = now();
-  const raw = engine();
+  const raw = engine() as CceModule & MemoryWatch;
+  raw.memoryExhausted = false; // a failed growth counts for the call it happened in
   let copyInEnd = 0;
   let answerStart: number;
   let answerLength: number;

@@ -209,9 +209,43 @@ export function fetchBeside(locate: () => URL): () => Promise<WebAssembly.Module
   };
 }
 
-function moduleArg(instantiateWasm: ModuleArg['instantiateWasm']): ModuleArg {
+function moduleArg(instantiateWasm: NonNullable<ModuleArg['instantiateWasm']>): ModuleArg {
   const quiet = () => {}; // the abort text reaches the caller inside the CompressError instead
-  return { locateFile: (path) => path, print: quiet, printErr: quiet, instantiateWasm };
+  const arg: ModuleArg & MemoryWatch = {
+    locateFile: (path) => path,
+    print: quiet,
+    printErr: quiet,
+    instantiateWasm: (imports, receiveInstance) => {
+      watchGrowth(imports, arg);
+      return instantiateWasm(imports, receiveInstance);
+    },
+  };
+  return arg;
+}
+
+/** @internal What the loader records on a module (the module argument is the module). */
+export interface MemoryWatch {
+  /** Set when the memory could not grow as far as the module asked: its heap is exhausted. */
+  memoryExhausted?: boolean;
+}
+
+/**
+ * Wraps the glue's emscripten_resize_heap (its name is minified: it is the one import that calls
+ * the memory's grow) so that a failed growth is recorded. An abort after one is memory
+ * exhaustion, not a bug (transport.ts trapped()).
+ */
+function watchGrowth(imports: WebAssembly.Imports, watch: MemoryWatch): void {
+  for (const functions of Object.values(imports)) {
+    for (const [name, value] of Object.entries(functions)) {
+      if (typeof value !== 'function' || !String(value).includes('.grow(')) continue;
+      const resize = value as (size: number) => unknown;
+      (functions as Record<string, unknown>)[name] = (size: number) => {
+        const grown = resize(size);
+        if (!grown) watch.memoryExhausted = true;
+        return grown;
+      };
+    }
+  }
 }
 
 function describe(value: unknown): string {

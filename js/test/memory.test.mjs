@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
-import { compress, uncompress } from 'cce-wasm';
+import { compress, CompressError, uncompress } from 'cce-wasm';
 
 // The live Emscripten module (internal): its allocator, to watch requests being written.
 import { currentEngine } from '../../dist/load.js';
@@ -41,7 +41,11 @@ describe('requests written into wasm memory', () => {
     const run = () =>
       assert.throws(
         () => compress(messages, { recencyWindow: 0 }),
-        (error) => error instanceof Error && error.message === 'content unreadable',
+        (error) =>
+          error instanceof CompressError &&
+          error.code === 'InvalidInput' &&
+          error.path === '/messages/20' &&
+          error.cause?.message === 'content unreadable',
       );
     for (let i = 0; i < 20; i++) run();
     const m = keptBytes(run, 50, 1000);

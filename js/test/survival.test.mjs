@@ -283,49 +283,94 @@ describe('wasm traps', () => {
     assertStillWorks();
   });
 
-  test('running out of wasm memory mid-call traps, and the next call re-instantiates', () => {
+  /**
+   * A fresh instance, warmed up with `messages` (so its request block is sized for them), whose
+   * heap is then filled up to -sMAXIMUM_MEMORY (1024 MB) except for `free` bytes in one place.
+   */
+  function nearlyFullEngine(messages, free) {
+    if (currentEngine()) assert.throws(debugTrap, CompressError); // a fresh instance
+    compress(messages, OPTIONS);
     const raw = currentEngine();
-    // Fill the heap up to -sMAXIMUM_MEMORY (1024 MB) with blocks of halving sizes...
     const blocks = [];
     for (let size = 64 << 20; size >= 16; size >>= 1) {
       for (let p = raw._malloc(size); p !== 0; p = raw._malloc(size)) blocks.push({ p, size });
     }
-    const heapMb = raw.HEAPU8.buffer.byteLength / 2 ** 20;
-    console.log(`heap filled: ${heapMb} MB in ${blocks.length} blocks`);
-    assert.equal(heapMb, 1024, 'the heap grew to its maximum');
-    // ... then free blocks, smallest first, until the request (about 12 KB) can be written:
-    // the engine's working memory then does not fit, so an allocation inside it fails and the
-    // module aborts.
-    let freed = 0;
-    let code = 'InputTooLarge';
-    for (const block of blocks.filter((b) => b.size >= 1024).reverse()) {
-      raw._free(block.p);
-      freed += block.size;
+    assert.equal(raw.HEAPU8.buffer.byteLength / 2 ** 20, 1024, 'the heap grew to its maximum');
+    // Freed, then taken again but for its last `free` bytes: one hole of that size.
+    raw._free(blocks[0].p);
+    assert.notEqual(raw._malloc(blocks[0].size - free), 0);
+    return raw;
+  }
+
+  test('running out of wasm memory inside the engine is InputTooLarge, then the next call works', () => {
+    // About 300 KB of request: with a few hundred KB more the request is written but the engine's
+    // working memory does not fit, an allocation inside it fails and the module aborts.
+    const big = Array.from({ length: 200 }, (_, i) => ({
+      id: `b${i}`,
+      role: i % 2 ? 'assistant' : 'user',
+      content: `${PROSE.repeat(6)}(${i})`,
+    }));
+    const seen = [];
+    for (let free = 256 << 10; free <= 4 << 20; free += 256 << 10) {
+      const raw = nearlyFullEngine(big, free);
+      let outcome = 'returned';
       try {
-        compress(conversation(), OPTIONS);
-        assert.fail(`compress succeeded in ${freed} bytes of heap: use a larger conversation`);
+        compress(big, OPTIONS);
       } catch (error) {
         assert.ok(error instanceof CompressError, `${error?.name}: ${error?.message}`);
-        code = error.code;
+        assert.equal(error.code, 'InputTooLarge', `${free} bytes free: ${error.message}`);
+        outcome = /needs more wasm memory than the engine can have/.test(error.message)
+          ? 'engine'
+          : 'request';
+        if (outcome === 'engine') {
+          assert.ok(error.cause instanceof WebAssembly.RuntimeError, 'the abort is the cause');
+          assert.equal(currentEngine(), undefined, 'the aborted instance was dropped');
+        }
       }
-      if (code !== 'InputTooLarge') break; // the request was written, the engine ran out
-      assert.equal(currentEngine(), raw, 'a request that does not fit keeps the instance');
+      assert.notEqual(currentEngine(), raw, 'idle with a 1 GB heap: dropped either way');
+      seen.push(`${free >> 10} KB: ${outcome}`);
+      if (outcome === 'engine') break;
     }
-    console.log(`out-of-memory with ${freed} bytes free: ${code}`);
-    assert.equal(code, 'Internal');
-    assert.equal(currentEngine(), undefined, 'the trapped instance was dropped');
+    console.log(`out of memory, by bytes free: ${seen.join(', ')}`);
+    assert.match(seen.at(-1), /engine$/, 'some hole fits the request but not the engine');
     assertStillWorks();
     const fresh = currentEngine();
-    assert.notEqual(fresh, raw, 'the next call instantiated a new module');
     assert.ok(fresh.HEAPU8.buffer.byteLength <= 64 << 20, 'with a fresh, small heap');
   });
 
-  test('a request that does not fit a full heap is InputTooLarge and the instance stays', () => {
-    const raw = currentEngine() ?? (compress([], {}), currentEngine());
-    const blocks = [];
-    for (let size = 64 << 20; size >= 16; size >>= 1) {
-      for (let p = raw._malloc(size); p !== 0; p = raw._malloc(size)) blocks.push(p);
+  test('only an abort after a failed growth in the same call is exhaustion; other traps are Internal', () => {
+    const ABORT = 'Aborted(). Build with -s ASSERTIONS=1 for more info.';
+    const cases = [
+      // [what the stubbed binding does, expected code]
+      ['a growth fails, then an out-of-bounds trap (a bug)', (raw) => {
+        raw.memoryExhausted = true; // as the glue's resize import records a failed growth
+        raw.estimateTokensUtf16(0xfffffff0, 8);
+      }, 'Internal'],
+      ['an abort with no failed growth in its call', () => {
+        throw new WebAssembly.RuntimeError(ABORT);
+      }, 'Internal'],
+      ['a growth fails, then the abort of C++ new', (raw) => {
+        raw.memoryExhausted = true;
+        throw new WebAssembly.RuntimeError(ABORT);
+      }, 'InputTooLarge'],
+    ];
+    for (const [name, binding, code] of cases) {
+      compress(conversation(), OPTIONS);
+      const raw = currentEngine();
+      raw.memoryExhausted = true; // stale: from an earlier call, reset when the next call starts
+      raw.compressBytes = () => binding(raw);
+      assert.throws(
+        () => compress(conversation(), OPTIONS),
+        (e) => e instanceof CompressError && e.code === code && e.cause instanceof Error,
+        name,
+      );
+      assert.equal(currentEngine(), undefined, `${name}: the instance was dropped`);
+      assertStillWorks();
     }
+  });
+
+  test('a request that does not fit a full heap is InputTooLarge; the idle 1 GB instance goes', () => {
+    const raw = nearlyFullEngine(conversation(), 0);
     assert.throws(
       () => compress(conversation(), OPTIONS),
       (e) =>
@@ -333,11 +378,10 @@ describe('wasm traps', () => {
         e.code === 'InputTooLarge' &&
         /wasm memory/.test(e.message),
     );
-    assert.equal(currentEngine(), raw, 'nothing trapped: the instance is kept');
-    for (const p of blocks) raw._free(p); // the host's "other work" releases its memory
+    // Nothing trapped, but an instance whose memory grew past 256 MB is not kept once idle.
+    assert.equal(currentEngine(), undefined);
     assertStillWorks();
-    assert.equal(currentEngine(), raw, 'and the same instance answers the next call');
-    assert.throws(debugTrap, CompressError); // drop the 1 GB heap for the tests after this one
-    assertStillWorks();
+    assert.notEqual(currentEngine(), raw);
+    assert.ok(currentEngine().HEAPU8.length <= 64 << 20);
   });
 });
