@@ -66,7 +66,7 @@ export function compressionRunnable<M extends object>(
 /** The fields of a langchain v1 agent middleware that compresses what the model receives. */
 export interface CompressionMiddlewareFields {
   name: string;
-  wrapModelCall<R extends { messages: object[] }, A>(request: R, handler: (request: R) => A): Promise<A>;
+  wrapModelCall<R extends { messages: object[] }, A>(request: R, handler: (request: R) => A): Promise<Awaited<A>>;
 }
 
 /**
@@ -77,10 +77,10 @@ export interface CompressionMiddlewareFields {
 export function compressionMiddleware(options: LangChainCompressionOptions = {}): CompressionMiddlewareFields {
   return {
     name: 'CceCompressionMiddleware',
-    async wrapModelCall(request, handler) {
-      if (!Array.isArray(request.messages) || request.messages.length === 0) return handler(request);
+    async wrapModelCall<R extends { messages: object[] }, A>(request: R, handler: (request: R) => A): Promise<Awaited<A>> {
+      if (!Array.isArray(request.messages) || request.messages.length === 0) return await handler(request);
       const messages = (await run(request.messages, options)).messages;
-      return handler({ ...request, messages });
+      return await handler({ ...request, messages });
     },
   };
 }
