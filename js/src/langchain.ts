@@ -3,7 +3,8 @@
 // keeps each message's class (a rewritten message is a new instance of the caller's class) and
 // every `tool_call_id`, and protects SystemMessages; `compressionRunnable` is the same as a chain
 // step (a function, which `.pipe()` and `RunnableLambda.from` take), and `compressionMiddleware`
-// the fields of an agent middleware for langchain v1's `createMiddleware`.
+// the fields of an agent middleware for langchain v1's `createMiddleware` (wrapModelCall, or
+// beforeModel to rewrite the agent's state).
 import { engineOptionsOf, type IntegrationOptions } from './budget.js';
 import { compressNative, type NativeCompressResult } from './format-core.js';
 import { langChainFormat, type LangChainMessage } from './format-langchain.js';
@@ -63,23 +64,54 @@ export function compressionRunnable<M extends object>(
   return async (input) => (await run(messagesOf(input), options)).messages;
 }
 
-/** The fields of a langchain v1 agent middleware that compresses what the model receives. */
+/** Options of the agent middleware: which hook compresses. */
+export interface LangChainMiddlewareOptions extends LangChainCompressionOptions {
+  /**
+   * `'wrapModelCall'` (default): each model call receives the compressed history and the agent's
+   * state keeps it whole. `'beforeModel'`: the state itself is replaced by the compressed history
+   * before each model call (what langchain's summarization middleware does), so later steps and
+   * checkpoints carry the shorter history.
+   */
+  hook?: 'wrapModelCall' | 'beforeModel';
+}
+
+/** The fields of a langchain v1 agent middleware, for `createMiddleware`. */
 export interface CompressionMiddlewareFields {
   name: string;
-  wrapModelCall<R extends { messages: object[] }, A>(request: R, handler: (request: R) => A): Promise<Awaited<A>>;
+  wrapModelCall?<R extends { messages: object[] }, A>(request: R, handler: (request: R) => A): Promise<Awaited<A>>;
+  beforeModel?<S extends { messages: object[] }>(state: S): Promise<{ messages: S['messages'] } | undefined>;
 }
+
+// LangGraph's messages reducer reads this as "remove every message": the state is replaced.
+const REMOVE_ALL = { type: 'remove', id: '__remove_all__', content: '' };
 
 /**
  * For langchain v1 agents: `createAgent({ model, tools, middleware: [createMiddleware(
  * compressionMiddleware({ tokenBudget }))] })`. Each model call receives the conversation
- * compressed to the budget; the agent's state keeps the full history (nothing to restore).
+ * compressed to the budget (the system prompt is the agent's own and is not part of it).
  */
-export function compressionMiddleware(options: LangChainCompressionOptions = {}): CompressionMiddlewareFields {
+export function compressionMiddleware(options: LangChainMiddlewareOptions = {}): CompressionMiddlewareFields {
+  const { hook = 'wrapModelCall', ...compression } = options;
+  if (hook === 'beforeModel') {
+    return {
+      name: 'CceCompressionMiddleware',
+      async beforeModel<S extends { messages: object[] }>(state: S) {
+        if (!Array.isArray(state.messages) || state.messages.length === 0) return undefined;
+        const messages = (await run(state.messages, compression)).messages;
+        const same = messages.length === state.messages.length && messages.every((m, i) => m === state.messages[i]);
+        if (same) return undefined;
+        return { messages: [REMOVE_ALL, ...messages] as S['messages'] };
+      },
+    };
+  }
+  if (hook !== 'wrapModelCall') {
+    throw new CompressError('InvalidInput', `cce-wasm/langchain: hook must be 'wrapModelCall' or 'beforeModel', not ${String(hook)}`, '/options/hook');
+  }
   return {
     name: 'CceCompressionMiddleware',
     async wrapModelCall<R extends { messages: object[] }, A>(request: R, handler: (request: R) => A): Promise<Awaited<A>> {
       if (!Array.isArray(request.messages) || request.messages.length === 0) return await handler(request);
-      const messages = (await run(request.messages, options)).messages;
+      const messages = (await run(request.messages, compression)).messages;
       return await handler({ ...request, messages });
     },
   };

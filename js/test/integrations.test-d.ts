@@ -34,3 +34,6 @@ const same: typeof body = compressRequest(body, { provider: 'openai-chat', token
 void same;
 // @ts-expect-error an unknown provider
 compressRequest(body, { provider: 'gemini' });
+void createMiddleware(langChainMiddleware({ tokenBudget: 1000, hook: 'beforeModel' }));
+// @ts-expect-error an unknown hook
+langChainMiddleware({ hook: 'afterModel' });

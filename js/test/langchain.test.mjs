@@ -135,3 +135,48 @@ describe('as a langchain v1 agent middleware', () => {
     assert.equal(state.messages[3].content, input[3].content);
   });
 });
+
+describe('as a beforeModel hook (the agent state rewritten)', () => {
+  test('the state holds the compressed history, with its classes, and the model receives it', async () => {
+    const lookup = tool(async ({ stage }) => `Stage ${stage} log:\n${REPORT.repeat(6)}`, {
+      name: 'lookup',
+      description: 'Reads a stage log',
+      schema: z.object({ stage: z.number() }),
+    });
+    const model = new FakeToolCallingModel({ toolCalls: [[{ id: 'call_new', name: 'lookup', args: { stage: 99 } }], []] });
+    const received = [];
+    const results = [];
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: SYSTEM,
+      middleware: [
+        createMiddleware(compressionMiddleware({ tokenBudget: 1500, hook: 'beforeModel', onCompress: (r) => results.push(r) })),
+      ],
+    });
+    const input = history(6, { system: false });
+    const state = await agent.invoke(
+      { messages: input },
+      { callbacks: [{ handleChatModelStart: (_llm, batches) => received.push(...batches) }] },
+    );
+    assert.equal(received.length, 2);
+    assert.equal(results.length, 2);
+    for (const [i, sent] of received.entries()) {
+      assert.ok(sent[0] instanceof SystemMessage && sent[0].text === SYSTEM);
+      assert.deepEqual(validate(sent, { format: 'langchain' }), []);
+      assert.ok(results[i].fits, `call ${i} fits (${results[i].tokenCount})`);
+    }
+    assert.ok(chars(received[0]) < chars(input) / 2, `${chars(received[0])} < half of ${chars(input)}`);
+    // The state is the compressed history plus the last step's messages, all real instances.
+    // (FakeToolCallingModel's answer echoes its whole input, so the last step is long.)
+    const compressedPart = state.messages.slice(0, -3);
+    assert.ok(chars(compressedPart) < chars(input) / 2, `${chars(compressedPart)} < half of ${chars(input)}`);
+    assert.deepEqual(validate(state.messages, { format: 'langchain' }), []);
+    for (const m of state.messages) assert.ok(m instanceof CLASSES[m._getType()], m._getType());
+    assert.ok(state.messages.some((m) => m instanceof ToolMessage && m.tool_call_id === 'call_new'));
+  });
+
+  test('an unknown hook is a CompressError', () => {
+    assert.throws(() => compressionMiddleware({ hook: 'afterModel' }), { name: 'CompressError', code: 'InvalidInput' });
+  });
+});
