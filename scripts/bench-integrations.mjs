@@ -7,7 +7,7 @@
 // count, checked with o200k_base: every text, tool name and argument, 3 tokens per message) and
 // how many are valid requests (no problem `validate` did not already find in the input).
 // fitsO200k is a rough check (every string but ids and types counted); bench:formats counts as billed.
-//   node scripts/bench-integrations.mjs [--without FILE-PART]     (npm run build first)
+//   node scripts/bench-integrations.mjs [--without FILE-PART] [--force]     (npm run build first)
 import { readdirSync, readFileSync } from 'node:fs';
 
 import * as lc from '@langchain/core/messages';
@@ -27,6 +27,8 @@ const dir = sharedPath('data/real/');
 // `tool` messages without calls, which no provider accepts). --without NAME leaves a file out.
 const withoutAt = process.argv.indexOf('--without');
 const without = withoutAt > 0 ? process.argv[withoutAt + 1] : undefined;
+// --force: forceConverge (truncate the longest messages when summaries alone do not fit).
+const extra = process.argv.includes('--force') ? { forceConverge: true } : {};
 const agentic = readdirSync(dir)
   .filter((f) => f.endsWith('.json') && (without === undefined || !f.includes(without)))
   .sort()
@@ -99,7 +101,7 @@ await measure('ai-sdk (middleware)', 'ai-sdk', agentic.map((c) => async (i) => {
       const budget = Math.max(1, Math.floor(full * 0.3));
       let fits = false;
       const mock = new MockLanguageModelV3({ doGenerate: answer });
-      const model = wrapLanguageModel({ model: mock, middleware: compressionMiddleware({ tokenBudget: budget, onCompress: (r) => (fits = r.fits) }) });
+      const model = wrapLanguageModel({ model: mock, middleware: compressionMiddleware({ ...extra, tokenBudget: budget, onCompress: (r) => (fits = r.fits) }) });
       await generateText({ model, messages, allowSystemInMessages: true });
       return { full, fits, sent: { messages: mock.doGenerateCalls[0].prompt, budget } };
     },
@@ -115,7 +117,7 @@ await measure('langchain (compressMessages)', 'langchain', agentic.map((c) => as
       compressMessages(messages, { tokenBudget: 1e12, onCompress: (r) => (full = r.tokenCount) });
       const budget = Math.max(1, Math.floor(full * 0.3));
       let fits = false;
-      const out = compressMessages(messages, { tokenBudget: budget, onCompress: (r) => (fits = r.fits) });
+      const out = compressMessages(messages, { ...extra, tokenBudget: budget, onCompress: (r) => (fits = r.fits) });
       return { full, fits, sent: { messages: out, budget } };
     },
   };
@@ -130,7 +132,7 @@ await measure('request (openai-chat body)', 'openai-chat', agentic.map((c) => as
       compressRequest(body, { provider: 'openai-chat', tokenBudget: 1e12, onCompress: (r) => (full = r.tokenCount) });
       const budget = Math.max(1, Math.floor(full * 0.3));
       let fits = false;
-      const out = compressRequest(body, { provider: 'openai-chat', tokenBudget: budget, onCompress: (r) => (fits = r.fits) });
+      const out = compressRequest(body, { ...extra, provider: 'openai-chat', tokenBudget: budget, onCompress: (r) => (fits = r.fits) });
       return { full, fits, sent: { messages: out.messages, budget } };
     },
   };
