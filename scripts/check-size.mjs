@@ -169,6 +169,18 @@ for (const [name, added, limit] of formatRows) {
   console.log(`${name.padEnd(40)}${pad(`+${added}`, 10)}${pad(limit ?? '-', 22)}${pad(delta === '' ? '' : delta > 0 ? `+${delta}` : delta, 9)}`);
 }
 
+// The integrations (cce-wasm/ai-sdk, cce-wasm/langchain, cce-wasm/request): what a production
+// bundle of each adds to the default entry's. Each carries only the adapters it needs.
+console.log('\nintegrations, added to the bundled wrapper only for their users:');
+for (const name of ['ai-sdk', 'langchain', 'request']) {
+  const one = await bundledSource(`export * from './${name}-web.js';`);
+  const added = one.gzip - bundledWrapper.gzip;
+  const limit = budget.integration_gzip;
+  if (limit !== undefined && added > limit) over = true;
+  const delta = limit === undefined ? '' : added - limit;
+  console.log(`${`cce-wasm/${name}`.padEnd(40)}${pad(`+${added}`, 10)}${pad(limit ?? '-', 22)}${pad(delta === '' ? '' : delta > 0 ? `+${delta}` : delta, 9)}`);
+}
+
 // The speed build: what the Node entry (also Deno's) loads from disk; never downloaded by a browser.
 const fast = measure(['cce-fast.wasm']);
 const fastLimit = budget.fast_wasm_gzip;

@@ -87,6 +87,24 @@ describe('npm pack', () => {
     assert.match(out.wasmPath, /node_modules\/cce-wasm\/dist\/cce\.wasm$/);
   });
 
+  test('the integrations load and run without their optional peers (ai, @langchain/core)', async () => {
+    const code = `import { compressionMiddleware } from 'cce-wasm/ai-sdk';
+      import { compressMessages } from 'cce-wasm/langchain';
+      import { compressRequest } from 'cce-wasm/request';
+      const long = 'The deployment pipeline retries each failed stage twice before paging. '.repeat(20);
+      const body = { model: 'm', messages: [{ role: 'user', content: long }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'and?' }] };
+      const middleware = compressionMiddleware({ tokenBudget: 60 });
+      const params = await middleware.transformParams({ type: 'generate', params: { prompt: [{ role: 'user', content: [{ type: 'text', text: long }] }, { role: 'user', content: [{ type: 'text', text: 'and?' }] }] } });
+      const lc = compressMessages([{ type: 'human', content: long }, { type: 'ai', content: 'ok' }, { type: 'human', content: 'and?' }], { tokenBudget: 60 });
+      let peers = 0;
+      for (const name of ['ai', '@langchain/core']) { try { await import(name); peers++; } catch {} }
+      console.log(JSON.stringify({ peers, request: compressRequest(body, { provider: 'openai-chat', tokenBudget: 60 }).messages[0].content.length < long.length,
+        aiSdk: params.prompt[0].content[0].text.length < long.length, langchain: lc[0].content.length < long.length }));`;
+    writeFileSync(join(dir, 'integrations.mjs'), code);
+    const { stdout } = await exec(process.execPath, ['integrations.mjs'], { cwd: dir, timeout: 30_000 });
+    assert.deepEqual(JSON.parse(stdout), { peers: 0, request: true, aiSdk: true, langchain: true });
+  });
+
   test('publint --strict finds nothing wrong with the tarball', async () => {
     const { stdout } = await exec(bin('publint'), ['--strict', tarball], { timeout: 60_000 });
     assert.match(stdout, /All good!/);
@@ -103,7 +121,7 @@ describe('npm pack', () => {
     );
     assert.deepEqual(esm, []);
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of ['.', './init', './context', './compaction', './cce.wasm'])
+    for (const entry of ['.', './init', './context', './compaction', './cce.wasm', './formats', './ai-sdk', './langchain', './request'])
       assert.ok(entries.includes(entry), `${entry} is analysed`);
   });
 

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// cce-wasm/langchain with the real @langchain/core (and langchain v1's agents): compressed
+// BaseMessage[] keep their classes, tool_call_ids and SystemMessage; the same as a chain step
+// (`.pipe()`, RunnableLambda) and as an agent middleware (createMiddleware + createAgent with
+// langchain's FakeToolCallingModel), where the model must receive a compressed, valid history.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts';
+import { RunnableLambda } from '@langchain/core/runnables';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { FakeToolCallingModel, createAgent, createMiddleware, tool } from 'langchain';
+import { z } from 'zod';
+
+import { validate } from 'cce-wasm/formats';
+import { compressMessages, compressionMiddleware, compressionRunnable } from 'cce-wasm/langchain';
+
+const SYSTEM = 'You are a build assistant. Answer with the file and line.';
+const REPORT =
+  'The deployment pipeline retries each failed stage twice before paging the on-call engineer. ' +
+  'Stage logs are kept for thirty days in the artifacts bucket, and the retry policy is read from ci/retry.yaml. ';
+
+/** A long agentic history: questions, tool calls, long tool results, answers. */
+function history(turns, { system = true } = {}) {
+  const messages = system ? [new SystemMessage(SYSTEM)] : [];
+  for (let t = 0; t < turns; t++) {
+    messages.push(new HumanMessage(`Question ${t}: ${REPORT.repeat(3)}`));
+    messages.push(
+      new AIMessage({ content: '', tool_calls: [{ id: `call_${t}`, name: 'lookup', args: { stage: t }, type: 'tool_call' }] }),
+    );
+    messages.push(new ToolMessage({ content: `Stage ${t} log:\n${REPORT.repeat(6)}`, tool_call_id: `call_${t}`, name: 'lookup' }));
+    messages.push(new AIMessage(`Stage ${t}: ${REPORT.repeat(2)}`));
+  }
+  messages.push(new HumanMessage('Which file holds the retry policy?'));
+  return messages;
+}
+
+const CLASSES = { system: SystemMessage, human: HumanMessage, ai: AIMessage, tool: ToolMessage };
+const chars = (messages) => messages.reduce((n, m) => n + JSON.stringify(m.content).length, 0);
+
+/** Classes, pairing and validity of a compressed history. */
+function checkMessages(out, input) {
+  assert.deepEqual(validate(out, { format: 'langchain' }), [], 'a valid history');
+  for (const m of out) {
+    const type = m._getType();
+    assert.ok(m instanceof CLASSES[type], `a ${type} message is still a ${CLASSES[type].name}`);
+  }
+  const ids = (list) => list.filter((m) => m._getType() === 'tool').map((m) => m.tool_call_id);
+  for (const id of ids(out)) assert.ok(ids(input).includes(id), `tool_call_id ${id} kept`);
+  assert.ok(chars(out) < chars(input) / 2, `${chars(out)} < half of ${chars(input)}`);
+}
+
+describe('compressMessages', () => {
+  test('keeps classes, tool_call_ids and the SystemMessage; the input is untouched', () => {
+    const input = history(6);
+    const frozen = JSON.stringify(input);
+    const results = [];
+    const out = compressMessages(input, { tokenBudget: 1500, onCompress: (r) => results.push(r) });
+    checkMessages(out, input);
+    assert.equal(out[0], input[0], 'the SystemMessage is the caller’s own');
+    assert.equal(out.at(-1), input.at(-1), 'the last question is the caller’s own');
+    assert.ok(results[0].fits, `fits 1500 tokens (${results[0].tokenCount})`);
+    assert.ok(out.some((m) => m instanceof ToolMessage && m !== input.find((x) => x.tool_call_id === m.tool_call_id)),
+      'some ToolMessage was rewritten, as a ToolMessage');
+    assert.equal(JSON.stringify(input), frozen);
+  });
+
+  test('a bad budget is a CompressError', () => {
+    assert.throws(() => compressMessages(history(1), { tokenBudget: -1 }), { name: 'CompressError', code: 'InvalidInput' });
+  });
+});
+
+describe('as a chain step', () => {
+  test('prompt.pipe(compressionRunnable).pipe(model): the model receives the compressed history', async () => {
+    const received = [];
+    const model = new FakeListChatModel({ responses: ['ci/retry.yaml, line 3.'] });
+    const prompt = ChatPromptTemplate.fromMessages([['system', SYSTEM], new MessagesPlaceholder('history')]);
+    const chain = prompt.pipe(compressionRunnable({ tokenBudget: 1500 })).pipe(model);
+    const input = history(6, { system: false });
+    const answer = await chain.invoke(
+      { history: input },
+      { callbacks: [{ handleChatModelStart: (_llm, batches) => received.push(...batches) }] },
+    );
+    assert.equal(answer.content, 'ci/retry.yaml, line 3.');
+    assert.equal(received.length, 1);
+    const sent = received[0];
+    assert.ok(sent[0] instanceof SystemMessage && sent[0].content === SYSTEM, 'the system prompt first, whole');
+    checkMessages(sent, [new SystemMessage(SYSTEM), ...input]);
+  });
+
+  test('RunnableLambda.from(compressionRunnable(...)) takes messages', async () => {
+    const step = RunnableLambda.from(compressionRunnable({ tokenBudget: 1500 }));
+    const input = history(6);
+    const out = await step.invoke(input);
+    checkMessages(out, input);
+  });
+});
+
+describe('as a langchain v1 agent middleware', () => {
+  test('createAgent with a tool loop: every model call receives a compressed, valid history', async () => {
+    const lookup = tool(async ({ stage }) => `Stage ${stage} log:\n${REPORT.repeat(6)}`, {
+      name: 'lookup',
+      description: 'Reads a stage log',
+      schema: z.object({ stage: z.number() }),
+    });
+    const model = new FakeToolCallingModel({
+      toolCalls: [[{ id: 'call_new', name: 'lookup', args: { stage: 99 } }], []],
+    });
+    const results = [];
+    const received = [];
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: SYSTEM,
+      middleware: [createMiddleware(compressionMiddleware({ tokenBudget: 1500, onCompress: (r) => results.push(r) }))],
+    });
+    const input = history(6, { system: false });
+    const state = await agent.invoke(
+      { messages: input },
+      { callbacks: [{ handleChatModelStart: (_llm, batches) => received.push(...batches) }] },
+    );
+    assert.equal(received.length, 2, 'two model calls: the tool call and the answer');
+    assert.equal(results.length, 2);
+    for (const [i, sent] of received.entries()) {
+      assert.ok(results[i].fits, `call ${i} fits (${results[i].tokenCount})`);
+      assert.ok(sent[0] instanceof SystemMessage && sent[0].text === SYSTEM, "the system prompt first, whole");
+      // Call i saw the input plus the agent's own call and result of the steps before it.
+      checkMessages(sent, [new SystemMessage(SYSTEM), ...state.messages.slice(0, input.length + 2 * i)]);
+    }
+    const last = received[1];
+    assert.ok(last.some((m) => m instanceof ToolMessage && m.tool_call_id === 'call_new'), 'the new result is sent');
+    // The agent's state keeps the whole history.
+    assert.ok(state.messages.length >= input.length + 3);
+    assert.equal(state.messages[3].content, input[3].content);
+  });
+});
+
+describe('as a beforeModel hook (the agent state rewritten)', () => {
+  test('the state holds the compressed history, with its classes, and the model receives it', async () => {
+    const lookup = tool(async ({ stage }) => `Stage ${stage} log:\n${REPORT.repeat(6)}`, {
+      name: 'lookup',
+      description: 'Reads a stage log',
+      schema: z.object({ stage: z.number() }),
+    });
+    const model = new FakeToolCallingModel({ toolCalls: [[{ id: 'call_new', name: 'lookup', args: { stage: 99 } }], []] });
+    const received = [];
+    const results = [];
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: SYSTEM,
+      middleware: [
+        createMiddleware(compressionMiddleware({ tokenBudget: 1500, hook: 'beforeModel', onCompress: (r) => results.push(r) })),
+      ],
+    });
+    const input = history(6, { system: false });
+    const state = await agent.invoke(
+      { messages: input },
+      { callbacks: [{ handleChatModelStart: (_llm, batches) => received.push(...batches) }] },
+    );
+    assert.equal(received.length, 2);
+    assert.equal(results.length, 2);
+    for (const [i, sent] of received.entries()) {
+      assert.ok(sent[0] instanceof SystemMessage && sent[0].text === SYSTEM);
+      assert.deepEqual(validate(sent, { format: 'langchain' }), []);
+      assert.ok(results[i].fits, `call ${i} fits (${results[i].tokenCount})`);
+    }
+    assert.ok(chars(received[0]) < chars(input) / 2, `${chars(received[0])} < half of ${chars(input)}`);
+    // The state is the compressed history plus the last step's messages, all real instances.
+    // (FakeToolCallingModel's answer echoes its whole input, so the last step is long.)
+    const compressedPart = state.messages.slice(0, -3);
+    assert.ok(chars(compressedPart) < chars(input) / 2, `${chars(compressedPart)} < half of ${chars(input)}`);
+    assert.deepEqual(validate(state.messages, { format: 'langchain' }), []);
+    for (const m of state.messages) assert.ok(m instanceof CLASSES[m._getType()], m._getType());
+    assert.ok(state.messages.some((m) => m instanceof ToolMessage && m.tool_call_id === 'call_new'));
+  });
+
+  test('an unknown hook is a CompressError', () => {
+    assert.throws(() => compressionMiddleware({ hook: 'afterModel' }), { name: 'CompressError', code: 'InvalidInput' });
+  });
+});
