@@ -22,10 +22,12 @@ std::size_t digits(std::size_t v) {
 
 }  // namespace
 
-U16 clearedNote(std::size_t chars) {
+U16 clearedNote(std::size_t chars, const U16& ledger) {
   U16 note = kClearedOpen;
   js::appendDecimal(note, chars);
-  note += kClose;
+  note += u" chars";
+  note += ledger;
+  note += u']';
   return note;
 }
 

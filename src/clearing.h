@@ -14,8 +14,8 @@
 namespace cce {
 
 /// `[cce:cleared — N chars]` (U+2014 with one space on each side; N = the cleared content's length
-/// in UTF-16 units, plain digits like the omission stubs).
-U16 clearedNote(std::size_t chars);
+/// in UTF-16 units, plain digits like the omission stubs), with `ledger` (ledger.h) before the `]`.
+U16 clearedNote(std::size_t chars, const U16& ledger = U16());
 
 /// The first and last parts of `text`, `keep` UTF-16 units in all (two thirds from the head, one
 /// third from the tail; neither splits a surrogate pair), around `\n[cce:cut N chars]\n` where N

@@ -15,6 +15,7 @@
 #include "dedup.h"
 #include "entities.h"
 #include "jscompat/sort.h"
+#include "ledger.h"
 #include "jscompat/string.h"
 #include "pipeline.h"
 #include "pipeline_memo.h"
@@ -54,6 +55,9 @@ constexpr Level kLevels[] = {{200, 10}, {100, 5}, {50, 0}};
 // Step 6 cuts only contents longer than this, and keeps at least kCutKeep units of each.
 constexpr std::size_t kCutAbove = 600;
 constexpr std::size_t kCutKeep = 300;
+
+// A ledger reads at most this many texts from each end of what it covers.
+constexpr std::size_t kLedgerMessages = 12;
 
 // The built-in estimate of an output entry, used while a host counter has not answered (so that a
 // pass goes on and collects every count it needs in one round) and to size stubs while scanning.
@@ -233,6 +237,22 @@ class Ladder {
     if (scan.open && scan.open->carrier) exact(*scan.open);
     scan.advance(exact);
     scan.close();
+    // A ledger is worth its tokens only when the budget has room for it: stubs are chosen bare,
+    // then take their ledger, oldest first, where it still fits.
+    for (Run& run : scan.runs) {
+      if (scan.committed > budget_) break;
+      const std::size_t begin = units[run.firstUnit].firstInput;
+      const std::size_t end = units[run.endUnit - 1].endInput;
+      U16 trail = ledgerOf(begin, end);
+      if (trail.empty()) continue;
+      OutputMessage withLedger = *run.stub;
+      withLedger.content = omissionStub(run.messages, run.chars, trail);
+      const double tokens = count(withLedger);
+      if (scan.committed + tokens - run.stubTokens > budget_) continue;
+      scan.committed += tokens - run.stubTokens;
+      run.stubTokens = tokens;
+      run.stub = std::move(withLedger);
+    }
     // Applied even when they are not enough: the steps after this one edit the newest turn, which
     // is worth more than old groups.
     if (!scan.runs.empty()) applyRuns(units, scan.runs);
@@ -251,7 +271,7 @@ class Ladder {
     bool changed = false;
     for (std::size_t k : results) {
       if (fits()) break;
-      if (replaceContent(k, clearedNote(originalChars(k)))) changed = true;
+      if (clearEntry(k)) changed = true;
     }
     return changed;
   }
@@ -263,7 +283,7 @@ class Ladder {
       const std::size_t source = result_.messages[k].source;
       if (source < protection_.turnStart || !hasRole(messages_[source], u"assistant")) continue;
       if (!editable(k)) continue;
-      if (replaceContent(k, clearedNote(originalChars(k)))) changed = true;
+      if (clearEntry(k)) changed = true;
     }
     return changed;
   }
@@ -297,7 +317,7 @@ class Ladder {
   bool clearRest() {
     bool changed = false;
     for (std::size_t k = 0; k < result_.messages.size() && !fits(); ++k) {
-      if (editable(k) && replaceContent(k, clearedNote(originalChars(k)))) changed = true;
+      if (editable(k) && clearEntry(k)) changed = true;
     }
     for (std::size_t k = 0; k < result_.messages.size() && !fits(); ++k) {
       if (editable(k) && replaceContent(k, U16())) changed = true;
@@ -381,6 +401,31 @@ class Ladder {
     std::size_t chars = 0;
     for (std::size_t i : out.provenance->sources) chars += messages_[i].length();
     return chars;
+  }
+
+  // The ledger of inputs [begin, end): of at most the first and the last kLedgerMessages texts,
+  // so that pricing a long run stays linear.
+  U16 ledgerOf(std::size_t begin, std::size_t end) const {
+    std::vector<std::u16string_view> texts;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (i - begin >= kLedgerMessages && end - i > kLedgerMessages) {
+        i = end - kLedgerMessages - 1;
+        continue;
+      }
+      if (messages_[i].contentIsString) texts.emplace_back(messages_[i].content);
+    }
+    return ledger(texts);
+  }
+
+  // Clears entry k: a note with the ledger of what it stood for, else (when that costs as much
+  // as the entry) the bare note.
+  bool clearEntry(std::size_t k) {
+    const OutputMessage& out = result_.messages[k];
+    const std::size_t begin = out.provenance ? out.provenance->sources.front() : out.source;
+    const std::size_t end = out.provenance ? out.provenance->sources.back() + 1 : out.source + 1;
+    U16 withLedger = clearedNote(originalChars(k), ledgerOf(begin, end));
+    if (replaceContent(k, withLedger)) return true;
+    return replaceContent(k, clearedNote(originalChars(k)));
   }
 
   // Replaces entry k's content with `text` when that costs fewer tokens (never more: issue 18). A
@@ -729,11 +774,17 @@ bool canCarryStub(const Message& message) {
 }
 
 U16 omissionStub(std::size_t messages, std::size_t chars) {
+  return omissionStub(messages, chars, U16());
+}
+
+U16 omissionStub(std::size_t messages, std::size_t chars, const U16& ledger) {
   U16 stub = kStubOpen;
   js::appendDecimal(stub, messages);
   stub += messages == 1 ? kStubOne : kStubMany;
   js::appendDecimal(stub, chars);
-  stub += kStubClose;
+  stub += u" chars";
+  stub += ledger;
+  stub += u']';
   return stub;
 }
 

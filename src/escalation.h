@@ -58,6 +58,9 @@ bool canCarryStub(const Message& message);
 /// plain digits like the dedup references).
 U16 omissionStub(std::size_t messages, std::size_t chars);
 
+/// The stub with the ledger of what it replaces before its `]` (ledger.h; issue 18, item 4).
+U16 omissionStub(std::size_t messages, std::size_t chars, const U16& ledger);
+
 /// How many of the newest tool results step 3 keeps verbatim.
 constexpr std::size_t kKeptToolResults = 3;
 
