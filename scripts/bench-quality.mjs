@@ -197,12 +197,16 @@ function orphans(messages) {
   return bad;
 }
 
+// Output messages that cost more than the input messages they stand for (_cce_original.ids, else
+// their own id).
 function longerMessages(input, output) {
   const byId = new Map(input.map((m) => [m.id, m]));
   let n = 0;
   for (const m of output) {
-    const source = byId.get(m.id);
-    if (source && tokenCounter(m) > tokenCounter(source)) n++;
+    const ids = m.metadata?._cce_original?.ids ?? [m.id];
+    let sources = 0;
+    for (const id of ids) sources += byId.has(id) ? tokenCounter(byId.get(id)) : Infinity;
+    if (tokenCounter(m) > sources) n++;
   }
   return n;
 }

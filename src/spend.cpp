@@ -2,6 +2,7 @@
 // Safe mode (issue 18, item 3): spend the room a fitting budget result leaves on the newest content.
 #include "spend.h"
 
+#include "clearing.h"
 #include "pipeline.h"
 
 namespace cce {
@@ -30,6 +31,67 @@ void forget(EntryKind kind, CompressionStats& stats) {
       break;
   }
   ++stats.messagesPreserved;
+}
+
+// Partial restores try at most this many cuts (each may need a host count round trip).
+constexpr int kCutTries = 3;
+// Contents shorter than this are restored whole or not at all.
+constexpr std::size_t kCutAbove = 600;
+
+// Fills the room left with the head and tail of the newest message that is still replaced on its
+// own: the largest cut of its original (headAndTail) that fits. Returns the tokens added.
+double spendOnCut(const std::vector<Message>& messages, const CompressOptions& options,
+                  CompressResult& result, std::vector<EntryKind>& kinds, double total,
+                  bool& pending) {
+  const double budget = *options.tokenBudget;
+  for (std::size_t k = result.messages.size(); k-- > 0;) {
+    OutputMessage& out = result.messages[k];
+    if (!out.content || !out.provenance || kinds[k] == EntryKind::Preserved) continue;
+    const std::vector<std::size_t>& sources = out.provenance->sources;
+    if (sources.size() != 1 || sources.front() != out.source) continue;
+    // forceConverge's truncation already shows the head of its original (and its marker is
+    // pinned by the reference's format); summaries, stubs, cleared notes and cuts show less.
+    if (out.content->compare(0, 11, u"[truncated ") == 0) return 0;
+    const Message& source = messages[out.source];
+    if (!source.contentIsString || source.multimodal || source.content.size() <= kCutAbove) {
+      return 0;  // the newest such message cannot be cut: nothing older is newer content
+    }
+    const TokenCount now = countTokens(countedOutput(messages, out), options);
+    CountedMessage original;
+    original.source = &source;
+    original.sourceIndex = out.source;
+    const TokenCount whole = countTokens(original, options);
+    if (now.pending || whole.pending) {
+      pending = true;
+      return 0;
+    }
+    if (whole.value <= 0) return 0;
+    double share = (now.value + budget - total) / whole.value;
+    for (int attempt = 0; attempt < kCutTries && share > 0; ++attempt, share *= 0.9) {
+      const std::size_t length = source.content.size();
+      const std::size_t scaled = static_cast<std::size_t>(static_cast<double>(length) * share);
+      const std::size_t note = cutNoteLength(length);
+      if (scaled <= note + 100) return 0;
+      OutputMessage trial = out;
+      trial.content = headAndTail(source.content, scaled - note);
+      if (trial.content->size() >= length) continue;  // whole: it did not fit
+      const TokenCount cut = countTokens(countedOutput(messages, trial), options);
+      if (cut.pending) {
+        pending = true;
+        return 0;
+      }
+      if (cut.value <= now.value) return 0;  // no more of the original than what is there
+      if (total - now.value + cut.value > budget) continue;
+      forget(kinds[k], result.compression);
+      --result.compression.messagesPreserved;
+      ++result.compression.messagesTruncated;
+      kinds[k] = EntryKind::Truncated;
+      out.content = std::move(trial.content);
+      return cut.value - now.value;
+    }
+    return 0;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -64,6 +126,18 @@ void spendRoom(const std::vector<Message>& messages, const CompressOptions& opti
     out.provenance.reset();
     any = true;
   }
+  bool pending = false;
+  if (total < budget) {
+    const double added = spendOnCut(messages, options, result, kinds, total, pending);
+    if (pending) {
+      result.pending = true;
+      return;
+    }
+    if (added > 0) {
+      total += added;
+      any = true;
+    }
+  }
   if (!any) return;
   std::vector<VerbatimEntry> kept;
   kept.reserve(result.verbatim.size());
@@ -71,7 +145,6 @@ void spendRoom(const std::vector<Message>& messages, const CompressOptions& opti
     if (!restored[entry.source]) kept.push_back(std::move(entry));
   }
   result.verbatim = std::move(kept);
-  bool pending = false;
   result.budget->tokenCount = countOutputTokens(messages, result, options, pending);
   if (pending) {
     result.pending = true;

@@ -6,7 +6,9 @@
 // first step that fits, so a result can end well under its budget (every reply summarised while a
 // third of the budget is unused). This pass walks the output from the newest entry to the oldest
 // and puts back, verbatim, every single message that was summarised, truncated, cleared, cut or
-// stubbed on its own, as long as the total still fits. Summaries of several messages stay.
+// stubbed on its own, as long as the total still fits; then the newest message still replaced on
+// its own gets as much of its original as the room holds (its head and tail around a cut note).
+// Summaries of several messages stay.
 #pragma once
 
 #include <vector>

@@ -259,6 +259,7 @@ TEST_SUITE("budget fit") {
   TEST_CASE("properties over generated agent sessions") {
     const double shares[] = {0.9, 0.6, 0.4, 0.25, 0.15, 0.08, 0.03};
     std::size_t feasible = 0, infeasible = 0, cleared = 0, notMonotone = 0;
+    double spent = 0;  // Σ tokens / budget over the feasible runs
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
       CAPTURE(seed);
       const std::string messages = agentSession(seed);
@@ -293,6 +294,7 @@ TEST_SUITE("budget fit") {
         const bool fits = r.find(u"fits")->boolean;
         if (mustTokens <= budget) {
           ++feasible;
+          spent += tokens / budget;
           CHECK(fits);
           CHECK(tokens <= budget);
           // The room goes to the newest content: no message replaced on its own would still fit.
@@ -321,8 +323,10 @@ TEST_SUITE("budget fit") {
       }
     }
     MESSAGE("feasible " << feasible << ", infeasible " << infeasible << ", cleared notes "
-                        << cleared << ", not monotone " << notMonotone);
+                        << cleared << ", not monotone " << notMonotone
+                        << ", mean tokens / budget " << spent / static_cast<double>(feasible));
     CHECK(feasible > 250);
+    CHECK(spent / static_cast<double>(feasible) > 0.97);  // the room is spent, not left over
     CHECK(infeasible > 10);
     CHECK(cleared > 100);
   }
