@@ -132,12 +132,14 @@ CompressResult compressWithBudget(const std::vector<Message>& messages,
   if (!result.budget->fits) {
     if (!protection.requiredFits) {
       result.budget->blocking = protection.required;
+      revertCostlier(messages, options, result, kinds);
       return result;
     }
     escalate(messages, options, memo, protection, result, kinds);
     if (result.pending) return result;
   }
-  if (result.budget->fits) spendRoom(messages, options, result, kinds);
+  revertCostlier(messages, options, result, kinds);
+  if (!result.pending && result.budget->fits) spendRoom(messages, options, result, kinds);
   return result;
 }
 

@@ -33,6 +33,32 @@ void forget(EntryKind kind, CompressionStats& stats) {
   ++stats.messagesPreserved;
 }
 
+// Puts entry k back to its source message and forgets its verbatim entry later (`restored`).
+void restore(CompressResult& result, std::vector<EntryKind>& kinds, std::size_t k,
+             std::vector<char>& restored) {
+  OutputMessage& out = result.messages[k];
+  forget(kinds[k], result.compression);
+  kinds[k] = EntryKind::Preserved;
+  restored[out.source] = true;
+  out.content.reset();
+  out.provenance.reset();
+}
+
+void dropRestored(CompressResult& result, const std::vector<char>& restored) {
+  std::vector<VerbatimEntry> kept;
+  kept.reserve(result.verbatim.size());
+  for (VerbatimEntry& entry : result.verbatim) {
+    if (!restored[entry.source]) kept.push_back(std::move(entry));
+  }
+  result.verbatim = std::move(kept);
+}
+
+// An entry that stands for its own source message alone, replaced.
+bool replacedAlone(const OutputMessage& out, EntryKind kind) {
+  return out.content && out.provenance && kind != EntryKind::Preserved &&
+         out.provenance->sources.size() == 1 && out.provenance->sources.front() == out.source;
+}
+
 // Partial restores try at most this many cuts (each may need a host count round trip).
 constexpr int kCutTries = 3;
 // Contents shorter than this are restored whole or not at all.
@@ -46,9 +72,7 @@ double spendOnCut(const std::vector<Message>& messages, const CompressOptions& o
   const double budget = *options.tokenBudget;
   for (std::size_t k = result.messages.size(); k-- > 0;) {
     OutputMessage& out = result.messages[k];
-    if (!out.content || !out.provenance || kinds[k] == EntryKind::Preserved) continue;
-    const std::vector<std::size_t>& sources = out.provenance->sources;
-    if (sources.size() != 1 || sources.front() != out.source) continue;
+    if (!replacedAlone(out, kinds[k])) continue;
     // forceConverge's truncation already shows the head of its original (and its marker is
     // pinned by the reference's format); summaries, stubs, cleared notes and cuts show less.
     if (out.content->compare(0, 11, u"[truncated ") == 0) return 0;
@@ -96,6 +120,40 @@ double spendOnCut(const std::vector<Message>& messages, const CompressOptions& o
 
 }  // namespace
 
+void revertCostlier(const std::vector<Message>& messages, const CompressOptions& options,
+                    CompressResult& result, std::vector<EntryKind>& kinds) {
+  if (kinds.size() != result.messages.size()) return;
+  const double budget = *options.tokenBudget;
+  std::vector<char> restored(messages.size(), false);
+  bool any = false;
+  for (std::size_t k = 0; k < result.messages.size(); ++k) {
+    const OutputMessage& out = result.messages[k];
+    if (!replacedAlone(out, kinds[k])) continue;
+    const TokenCount now = countTokens(countedOutput(messages, out), options);
+    CountedMessage original;
+    original.source = &messages[out.source];
+    original.sourceIndex = out.source;
+    const TokenCount whole = countTokens(original, options);
+    if (now.pending || whole.pending) {
+      result.pending = true;
+      return;
+    }
+    if (whole.value >= now.value) continue;  // (a revert only ever lowers the total)
+    restore(result, kinds, k, restored);
+    any = true;
+  }
+  if (!any) return;
+  dropRestored(result, restored);
+  bool pending = false;
+  result.budget->tokenCount = countOutputTokens(messages, result, options, pending);
+  if (pending) {
+    result.pending = true;
+    return;
+  }
+  result.budget->fits = result.budget->tokenCount <= budget;
+  computeRatios(messages, options, nullptr, result);
+}
+
 void spendRoom(const std::vector<Message>& messages, const CompressOptions& options,
                CompressResult& result, std::vector<EntryKind>& kinds) {
   const double budget = *options.tokenBudget;
@@ -104,10 +162,8 @@ void spendRoom(const std::vector<Message>& messages, const CompressOptions& opti
   std::vector<char> restored(messages.size(), false);
   bool any = false;
   for (std::size_t k = result.messages.size(); k-- > 0 && total < budget;) {
-    OutputMessage& out = result.messages[k];
-    if (!out.content || !out.provenance || kinds[k] == EntryKind::Preserved) continue;
-    const std::vector<std::size_t>& sources = out.provenance->sources;
-    if (sources.size() != 1 || sources.front() != out.source) continue;
+    const OutputMessage& out = result.messages[k];
+    if (!replacedAlone(out, kinds[k])) continue;
     const TokenCount now = countTokens(countedOutput(messages, out), options);
     CountedMessage original;
     original.source = &messages[out.source];
@@ -119,11 +175,7 @@ void spendRoom(const std::vector<Message>& messages, const CompressOptions& opti
     }
     if (total - now.value + whole.value > budget) continue;
     total += whole.value - now.value;
-    forget(kinds[k], result.compression);
-    kinds[k] = EntryKind::Preserved;
-    restored[out.source] = true;
-    out.content.reset();
-    out.provenance.reset();
+    restore(result, kinds, k, restored);
     any = true;
   }
   bool pending = false;
@@ -139,12 +191,7 @@ void spendRoom(const std::vector<Message>& messages, const CompressOptions& opti
     }
   }
   if (!any) return;
-  std::vector<VerbatimEntry> kept;
-  kept.reserve(result.verbatim.size());
-  for (VerbatimEntry& entry : result.verbatim) {
-    if (!restored[entry.source]) kept.push_back(std::move(entry));
-  }
-  result.verbatim = std::move(kept);
+  dropRestored(result, restored);
   result.budget->tokenCount = countOutputTokens(messages, result, options, pending);
   if (pending) {
     result.pending = true;

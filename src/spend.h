@@ -24,4 +24,11 @@ namespace cce {
 void spendRoom(const std::vector<Message>& messages, const CompressOptions& options,
                CompressResult& result, std::vector<EntryKind>& kinds);
 
+/// Issue 18, item 2: a summary is shorter than its message by length (the pipeline's size guard),
+/// which a token counter may still price higher. Every message replaced on its own that costs more
+/// than its original goes back to the original (which only lowers the total). `kinds` parallel to
+/// the entries; a pending counter sets `result.pending`.
+void revertCostlier(const std::vector<Message>& messages, const CompressOptions& options,
+                    CompressResult& result, std::vector<EntryKind>& kinds);
+
 }  // namespace cce

@@ -17,7 +17,9 @@
 #include "jscompat/string.h"
 #include "json_io.h"
 #include "ledger.h"
+#include "pipeline.h"
 #include "pipeline_memo.h"
+#include "spend.h"
 #include "test_util.h"
 #include "types.h"
 #include "unit_util.h"
@@ -254,6 +256,42 @@ TEST_SUITE("budget fit") {
       cce::forceConverge(in.views, o, run);
       CHECK(run.messages[0].content.has_value() == (compat == cce::Compat::Cce10));
     }
+  }
+
+  TEST_CASE("a summary the counter prices above its message goes back to the message") {
+    std::vector<std::string> out;
+    for (int i = 0; i < 4; ++i) {
+      std::string prose;
+      for (int k = 0; k < 6; ++k) {
+        prose += "The deploy job number " + std::to_string(i * 10 + k) +
+                 " retries the upload three times before it gives up on the network. ";
+      }
+      out.push_back(msg("p" + std::to_string(i), i % 2 ? "assistant" : "user", prose));
+    }
+    auto in = cce::test::messagesFrom(list(out));
+    cce::CompressOptions o;
+    o.tokenBudget = 1e9;
+    // A counter that prices every summary at 10,000 tokens and anything else by its length.
+    o.tokenCounter = [](const cce::CountedMessage& m) {
+      const cce::U16& text = m.content ? *m.content : m.source->content;
+      const bool summary = text.rfind(u"[summary", 0) == 0;
+      return cce::TokenCount{summary ? 10000.0 : static_cast<double>(text.size()), false};
+    };
+    cce::CompressResult run = cce::runPipeline(in.views, o, 0);
+    REQUIRE(run.compression.messagesCompressed == 4);
+    bool pending = false;
+    const double tokens = cce::countOutputTokens(in.views, run, o, pending);
+    cce::CompressResult r = run;
+    r.budget = cce::BudgetOutcome{false, tokens, 0, {}};
+    std::vector<cce::EntryKind> kinds = cce::entryKinds(r);
+    cce::revertCostlier(in.views, o, r, kinds);
+    std::size_t reverted = 0;
+    for (const cce::OutputMessage& m : r.messages) reverted += m.content ? 0 : 1;
+    CHECK(reverted == 4);
+    CHECK(r.verbatim.empty());
+    CHECK(r.compression.messagesPreserved == 4);
+    CHECK(r.compression.messagesCompressed == 0);
+    CHECK(r.budget->tokenCount < tokens);
   }
 
   TEST_CASE("properties over generated agent sessions") {
