@@ -41,9 +41,23 @@ U16 headAndTail(const U16& text, std::size_t keep) {
   if (keep >= text.size()) return text;
   std::size_t head = keep - keep / 3;
   std::size_t tail = keep - head;
+  std::size_t tailStart = text.size() - tail;
+  // Cut at line ends where one is near (within a quarter of each part), so that the head and the
+  // tail are whole lines: log and tool output reads by lines.
+  for (std::size_t i = head; i > head - head / 4 && i > 0; --i) {
+    if (text[i - 1] == u'\n') {
+      head = i;
+      break;
+    }
+  }
+  for (std::size_t i = tailStart; i < tailStart + tail / 4 && i < text.size(); ++i) {
+    if (text[i] == u'\n') {
+      tailStart = i + 1;
+      break;
+    }
+  }
   // Never cut between the two halves of a surrogate pair: the cut moves by one unit instead.
   if (head > 0 && head < text.size() && isLowSurrogate(text[head])) --head;
-  std::size_t tailStart = text.size() - tail;
   if (tailStart < text.size() && isLowSurrogate(text[tailStart])) ++tailStart;
   if (tailStart < head) tailStart = head;
   const std::size_t cut = tailStart - head;

@@ -17,9 +17,10 @@ namespace cce {
 /// in UTF-16 units, plain digits like the omission stubs), with `ledger` (ledger.h) before the `]`.
 U16 clearedNote(std::size_t chars, const U16& ledger = U16());
 
-/// The first and last parts of `text`, `keep` UTF-16 units in all (two thirds from the head, one
-/// third from the tail; neither splits a surrogate pair), around `\n[cce:cut N chars]\n` where N
-/// is the number of units left out. Returns `text` itself when `keep` leaves nothing out.
+/// The first and last parts of `text`, at most `keep` UTF-16 units in all (two thirds from the
+/// head, one third from the tail, each ending at a line end when one is within a quarter of its
+/// size; neither splits a surrogate pair), around `\n[cce:cut N chars]\n` where N is the number of
+/// units left out. Returns `text` itself when `keep` leaves nothing out.
 U16 headAndTail(const U16& text, std::size_t keep);
 
 /// The length headAndTail's note adds around the kept parts for a cut of `cut` units.

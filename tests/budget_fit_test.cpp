@@ -174,6 +174,10 @@ TEST_SUITE("budget fit") {
                                       std::string(10, 'b'));
     CHECK(cut.size() == 30 + cce::cutNoteLength(70));
     CHECK(cce::headAndTail(text, 100) == text);
+    // Line ends near the cut win: whole lines on both sides.
+    const cce::U16 lines = cce::js::fromUtf8("line one\nline two\nline three\nline four\nline five");
+    CHECK(cce::js::toUtf8(cce::headAndTail(lines, 30)) ==
+          "line one\nline two\n\n[cce:cut 21 chars]\nline five");
     // A surrogate pair at the cut moves the cut rather than splitting the pair.
     cce::U16 pairs;
     for (int i = 0; i < 20; ++i) pairs += u"\U0001F600";
