@@ -216,7 +216,7 @@ function longerMessages(input, output) {
 const SHARES = [0.5, 0.3, 0.15];
 const files = readdirSync(dataDir).filter((f) => f.endsWith('.json') && f.includes(only)).sort();
 const rows = [];
-const checks = { monotone: 0, larger: 0, longer: 0, orphans: 0, conversations: 0 };
+const checks = { monotone: 0, monotoneFeasible: 0, larger: 0, longer: 0, orphans: 0, conversations: 0 };
 for (const file of files) {
   let conversations = JSON.parse(readFileSync(path.join(dataDir, file), 'utf8'));
   if (limit > 0) conversations = conversations.slice(0, limit);
@@ -233,6 +233,7 @@ for (const file of files) {
     const newest = newestUserIndex(messages);
     const required = total(messages.filter((m, i) => m.role === 'system' || i === newest));
     const defaultTokens = [];
+    const feasibleAt = [];
     for (const share of SHARES) {
       const budget = Math.floor(inputTokens * share);
       for (const [name, run] of Object.entries(contenders)) {
@@ -240,6 +241,7 @@ for (const file of files) {
         const tokens = total(output);
         if (name === 'default') {
           defaultTokens.push(tokens);
+          feasibleAt.push(required <= budget);
           if (tokens > inputTokens) checks.larger++;
           checks.longer += longerMessages(messages, output);
           checks.orphans += Math.max(0, orphans(output) - orphansBefore[c]);
@@ -255,7 +257,9 @@ for (const file of files) {
       }
     }
     checks.conversations++;
-    if (defaultTokens[1] > defaultTokens[0] || defaultTokens[2] > defaultTokens[1]) checks.monotone++;
+    const worse = (i) => defaultTokens[i] > defaultTokens[i - 1];
+    if (worse(1) || worse(2)) checks.monotone++;
+    if ((worse(1) && feasibleAt[1]) || (worse(2) && feasibleAt[2])) checks.monotoneFeasible++;
   });
   rows.push({ file: file.replace(/\.json$/, ''), n: conversations.length, stats });
 }
@@ -283,5 +287,6 @@ for (const share of SHARES) {
   }
 }
 console.log(`\ndefault mode over ${checks.conversations} conversations x ${SHARES.length} budgets: ` +
-  `not monotone ${checks.monotone}, larger than the input ${checks.larger}, ` +
+  `not monotone ${checks.monotone} (${checks.monotoneFeasible} where the smaller budget is feasible), ` +
+  `larger than the input ${checks.larger}, ` +
   `messages longer than their source ${checks.longer}, new orphaned/unanswered tool calls ${checks.orphans}`);
