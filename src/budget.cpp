@@ -130,13 +130,13 @@ CompressResult compressWithBudget(const std::vector<Message>& messages,
   if (!result.budget->fits) forceConverge(messages, options, result, ladder ? &kinds : nullptr);
   if (result.pending || !ladder) return result;
   if (!result.budget->fits) {
-    if (!protection.requiredFits) {
-      result.budget->blocking = protection.required;
-      revertCostlier(messages, options, result, kinds);
-      return result;
-    }
-    escalate(messages, options, memo, protection, result, kinds);
+    // When the required messages alone exceed the budget, the smallest plan the ladder reaches is
+    // kept (a smaller budget then never gives more tokens than a larger one that fits).
+    escalate(messages, options, memo, protection, result, kinds, !protection.requiredFits);
     if (result.pending) return result;
+    if (!result.budget->fits && !protection.requiredFits) {
+      result.budget->blocking = protection.required;
+    }
   }
   revertCostlier(messages, options, result, kinds);
   if (!result.pending && result.budget->fits) spendRoom(messages, options, result, kinds);

@@ -814,7 +814,7 @@ ProtectedMessages findProtected(const std::vector<Message>& messages,
 
 EscalationStep escalate(const std::vector<Message>& messages, const CompressOptions& options,
                         PipelineMemo& memo, const ProtectedMessages& protection,
-                        CompressResult& result, std::vector<EntryKind>& kinds) {
+                        CompressResult& result, std::vector<EntryKind>& kinds, bool keepPartial) {
   // The ladder is all or nothing: a plan that still does not fit keeps the search's result.
   CompressResult before = result;
   std::vector<EntryKind> kindsBefore = kinds;
@@ -837,12 +837,13 @@ EscalationStep escalate(const std::vector<Message>& messages, const CompressOpti
     result.pending = true;
     return step;
   }
-  if (!result.budget->fits) {
+  if (!result.budget->fits && !keepPartial) {
     result = std::move(before);
     kinds = std::move(kindsBefore);
     result.budget->blocking = std::move(irreducible);
     return EscalationStep::None;
   }
+  if (!result.budget->fits) result.budget->blocking = std::move(irreducible);
   return step;
 }
 

@@ -98,8 +98,11 @@ enum class EscalationStep {
 /// it fit is returned (`kinds` stays parallel to its entries); otherwise `result` and `kinds` are
 /// left as they were, `result.budget->blocking` is filled, and None is returned. A pending hook sets
 /// `result.pending`.
+/// With `keepPartial` (the required messages alone exceed the budget) a plan that does not fit is
+/// kept as the ladder left it: the smallest it could reach.
 EscalationStep escalate(const std::vector<Message>& messages, const CompressOptions& options,
                         PipelineMemo& memo, const ProtectedMessages& protection,
-                        CompressResult& result, std::vector<EntryKind>& kinds);
+                        CompressResult& result, std::vector<EntryKind>& kinds,
+                        bool keepPartial = false);
 
 }  // namespace cce
