@@ -14,12 +14,28 @@
 #include "pipeline.h"
 #include "pipeline_memo.h"
 #include "provenance.h"
+#include "spend.h"
 
 namespace cce {
 
 namespace {
 
 constexpr std::size_t kTruncationPrefix = 512;
+
+// The provenance of a message forceConverge truncates on its own behalf. The safe mode links an
+// earlier round through parent_ids; the reference writes none.
+Provenance ownProvenance(const std::vector<Message>& messages, const CompressOptions& options,
+                         std::size_t index) {
+  const Message& source = messages[index];
+  Provenance p;
+  p.sources = {index};
+  p.summaryId = makeSummaryId({&source.id});
+  if (options.compat != Compat::Cce10 && source.cceSummaryId) {
+    p.parentIds.push_back(*source.cceSummaryId);
+  }
+  p.version = options.sourceVersion;
+  return p;
+}
 
 // One search step: a full run at `window` with the budget fields attached.
 CompressResult runAt(const std::vector<Message>& messages, const CompressOptions& options,
@@ -97,24 +113,33 @@ CompressResult compressWithBudget(const std::vector<Message>& messages,
       waiting.pending = true;
       return waiting;
     }
-    // The newest user turn stays verbatim whenever it can: the search starts at its size. When
-    // the protected messages alone exceed the budget nothing can make it fit, and the reference's
-    // search compresses as much as it can instead.
-    if (protection.fits) lowest = std::max(lowest, static_cast<double>(n - protection.turnStart));
+    // The newest user turn stays verbatim whenever it can: the search starts at its size (its
+    // tool loop, if it does not fit, is edited by the ladder's last steps). When the required
+    // messages alone exceed the budget nothing can make it fit, and the reference's search
+    // compresses as much as it can instead.
+    if (protection.requiredFits) {
+      lowest = std::max(lowest, static_cast<double>(n - protection.turnStart));
+    }
   }
 
   CompressResult result =
       searchRecencyWindow(messages, options, lowest, static_cast<double>(n) - 1, memo);
-  if (result.pending || result.budget->fits || !converge) return result;
+  if (result.pending || !converge) return result;
   std::vector<EntryKind> kinds;
   if (ladder) kinds = entryKinds(result);
-  forceConverge(messages, options, result, ladder ? &kinds : nullptr);
-  if (result.pending || result.budget->fits || !ladder) return result;
-  if (!protection.fits) {
-    result.budget->blocking = protection.indices;
-    return result;
+  if (!result.budget->fits) forceConverge(messages, options, result, ladder ? &kinds : nullptr);
+  if (result.pending || !ladder) return result;
+  if (!result.budget->fits) {
+    // When the required messages alone exceed the budget, the smallest plan the ladder reaches is
+    // kept (a smaller budget then never gives more tokens than a larger one that fits).
+    escalate(messages, options, memo, protection, result, kinds, !protection.requiredFits);
+    if (result.pending) return result;
+    if (!result.budget->fits && !protection.requiredFits) {
+      result.budget->blocking = protection.required;
+    }
   }
-  escalate(messages, options, memo, protection, result, kinds);
+  revertCostlier(messages, options, result, kinds);
+  if (!result.pending && result.budget->fits) spendRoom(messages, options, result, kinds);
   return result;
 }
 
@@ -163,6 +188,20 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
     tag += u" chars: ";
     tag.append(full, 0, kTruncationPrefix);
     tag += u"]";
+    // Safe mode (issue 18): a truncation never makes a message longer, by length or by the
+    // counter (a 521-character message would become 540 characters of marker and prefix).
+    if (!reference) {
+      if (tag.size() >= full.size()) continue;
+      OutputMessage trial = m;
+      trial.content = tag;
+      if (!trial.provenance) trial.provenance = ownProvenance(messages, options, m.source);
+      TokenCount trialCount = countTokens(countedOutput(messages, trial), options);
+      if (before.pending || trialCount.pending) {
+        pending = true;
+      } else if (trialCount.value >= before.value) {
+        continue;
+      }
+    }
 
     // The reference only swaps the content when the message already has a truthy _cce_original —
     // for an input that carried one from an earlier round, its text is then lost. The safe mode
@@ -172,12 +211,7 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
                                          : m.provenance.has_value();
     if (!keepsOriginal) {
       result.verbatim.push_back({source.idKey, m.source, reference});
-      Provenance p;
-      p.sources = {m.source};
-      p.summaryId = makeSummaryId({&source.id});
-      if (!reference && source.cceSummaryId) p.parentIds.push_back(*source.cceSummaryId);
-      p.version = options.sourceVersion;
-      m.provenance = std::move(p);
+      m.provenance = ownProvenance(messages, options, m.source);
       if (!reference) {
         --result.compression.messagesPreserved;
         ++result.compression.messagesTruncated;

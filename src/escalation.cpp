@@ -10,9 +10,12 @@
 
 #include "budget.h"
 #include "callback.h"
+#include "clearing.h"
 #include "code_split.h"
 #include "dedup.h"
 #include "entities.h"
+#include "jscompat/sort.h"
+#include "ledger.h"
 #include "jscompat/string.h"
 #include "pipeline.h"
 #include "pipeline_memo.h"
@@ -48,6 +51,13 @@ struct Level {
   std::size_t entities;
 };
 constexpr Level kLevels[] = {{200, 10}, {100, 5}, {50, 0}};
+
+// Step 6 cuts only contents longer than this, and keeps at least kCutKeep units of each.
+constexpr std::size_t kCutAbove = 600;
+constexpr std::size_t kCutKeep = 300;
+
+// A ledger reads at most this many texts from each end of what it covers.
+constexpr std::size_t kLedgerMessages = 12;
 
 // The built-in estimate of an output entry, used while a host counter has not answered (so that a
 // pass goes on and collects every count it needs in one round) and to size stubs while scanning.
@@ -91,8 +101,11 @@ struct Scan {
   Scan(const std::vector<Unit>& units, double budget, double total)
       : units(units), budget(budget), committed(total) {}
 
+  // An open run counts only once its stub costs less than what it replaces (a stub never makes
+  // the output larger; see close()).
   double total() const {
-    return committed + (open && open->carrier ? open->stubTokens - open->tokens : 0);
+    return committed +
+           (open && open->carrier ? std::min(0.0, open->stubTokens - open->tokens) : 0);
   }
 
   // `price(run)` sets run.stubTokens. (A Callback, not a template: the scan runs with three
@@ -114,9 +127,10 @@ struct Scan {
     }
   }
 
-  // A run without a carrier is dropped: its units stay.
+  // A run without a carrier is dropped: its units stay. So is a run whose stub would cost as much
+  // as the messages it replaces (a short message or two): no step makes the output larger.
   void close() {
-    if (open && open->carrier) {
+    if (open && open->carrier && open->stubTokens < open->tokens) {
       committed += open->stubTokens - open->tokens;
       runs.push_back(*open);
     }
@@ -142,14 +156,15 @@ class Ladder {
         budget_(*options.tokenBudget),
         result_(result),
         kinds_(kinds),
-        protected_(messages.size(), false) {
+        protected_(messages.size(), false),
+        required_(messages.size(), false) {
     for (std::size_t i : protection.indices) protected_[i] = true;
+    for (std::size_t i : protection.required) required_[i] = true;
     recount();
   }
 
   bool pending() const { return pending_; }
   bool fits() const { return total_ <= budget_; }
-  const std::vector<std::size_t>& blocking() const { return blocking_; }
 
   // Step 1: continue the search below the window the search settled on, down to the newest user
   // turn, with the same memo (so only groups that were never summarised cost anything), then
@@ -211,31 +226,118 @@ class Ladder {
       run.stubTokens = count(*run.stub);
     };
     scan.committed = total_;
+    std::vector<Run> priced;
     for (Run& run : scan.runs) {
       exact(run);
+      if (run.stubTokens >= run.tokens) continue;  // the counter prices this stub no cheaper
       scan.committed += run.stubTokens - run.tokens;
+      priced.push_back(std::move(run));
     }
+    scan.runs = std::move(priced);
     if (scan.open && scan.open->carrier) exact(*scan.open);
     scan.advance(exact);
     scan.close();
-
-    if (scan.committed > budget_) {
-      // The scan went through every unit: what stays is what no step may replace — protected
-      // messages, and groups whose run found no message to carry a stub.
-      std::vector<char> replaced(units.size(), false);
-      for (const Run& run : scan.runs) {
-        for (std::size_t k = run.firstUnit; k < run.endUnit; ++k) replaced[k] = true;
-      }
-      for (std::size_t k = 0; k < units.size(); ++k) {
-        if (replaced[k]) continue;
-        for (std::size_t i = units[k].firstInput; i < units[k].endInput; ++i) {
-          blocking_.push_back(i);
-        }
-      }
-      return false;
+    // A ledger is worth its tokens only when the budget has room for it: stubs are chosen bare,
+    // then take their ledger, oldest first, where it still fits.
+    for (Run& run : scan.runs) {
+      if (scan.committed > budget_) break;
+      const std::size_t begin = units[run.firstUnit].firstInput;
+      const std::size_t end = units[run.endUnit - 1].endInput;
+      U16 trail = ledgerOf(begin, end);
+      if (trail.empty()) continue;
+      OutputMessage withLedger = *run.stub;
+      withLedger.content = omissionStub(run.messages, run.chars, trail);
+      const double tokens = count(withLedger);
+      if (scan.committed + tokens - run.stubTokens > budget_) continue;
+      scan.committed += tokens - run.stubTokens;
+      run.stubTokens = tokens;
+      run.stub = std::move(withLedger);
     }
+    // Applied even when they are not enough: the steps after this one edit the newest turn, which
+    // is worth more than old groups.
     if (!scan.runs.empty()) applyRuns(units, scan.runs);
     return !scan.runs.empty();
+  }
+
+  // Step 3: clear every tool result but the newest kKeptToolResults, oldest first.
+  bool clearOldToolResults() {
+    std::vector<std::size_t> results;
+    for (std::size_t k = 0; k < result_.messages.size(); ++k) {
+      const std::size_t source = result_.messages[k].source;
+      if (isToolResult(messages_[source]) && editable(k)) results.push_back(k);
+    }
+    if (results.size() <= kKeptToolResults) return false;
+    results.resize(results.size() - kKeptToolResults);
+    bool changed = false;
+    for (std::size_t k : results) {
+      if (fits()) break;
+      if (clearEntry(k)) changed = true;
+    }
+    return changed;
+  }
+
+  // Step 5: clear the assistant text between the newest user message and the last message.
+  bool clearLoopText() {
+    bool changed = false;
+    for (std::size_t k = 0; k + 1 < result_.messages.size() && !fits(); ++k) {
+      const std::size_t source = result_.messages[k].source;
+      if (source < protection_.turnStart || !hasRole(messages_[source], u"assistant")) continue;
+      if (!editable(k)) continue;
+      if (clearEntry(k)) changed = true;
+    }
+    return changed;
+  }
+
+  // Step 6: cut the longest contents to their head and tail, each by what the budget still needs
+  // (in proportion to its tokens), largest first.
+  bool cutOversized() {
+    std::vector<std::size_t> longest;
+    for (std::size_t k = 0; k < result_.messages.size(); ++k) {
+      if (editable(k) && contentOf(result_.messages[k])->size() > kCutAbove) longest.push_back(k);
+    }
+    js::stableSort(longest, [&](std::size_t a, std::size_t b) {
+      return contentOf(result_.messages[a])->size() > contentOf(result_.messages[b])->size();
+    });
+    bool changed = false;
+    for (std::size_t k : longest) {
+      if (fits()) break;
+      const U16 text = *contentOf(result_.messages[k]);
+      const double share = tokens_[k] > 0 ? std::max(0.0, 1 - (total_ - budget_) / tokens_[k]) : 0;
+      const std::size_t scaled = static_cast<std::size_t>(std::floor(text.size() * share));
+      const std::size_t note = cutNoteLength(text.size());
+      const std::size_t keep = std::max(kCutKeep, scaled > note ? scaled - note : 0);
+      if (keep >= text.size()) continue;
+      if (replaceContent(k, headAndTail(text, keep))) changed = true;
+    }
+    return changed;
+  }
+
+  // Step 7: clear what is left, oldest first — with the note where that is shorter, then, if that
+  // is still not enough, with an empty content.
+  bool clearRest() {
+    bool changed = false;
+    for (std::size_t k = 0; k < result_.messages.size() && !fits(); ++k) {
+      if (editable(k) && clearEntry(k)) changed = true;
+    }
+    for (std::size_t k = 0; k < result_.messages.size() && !fits(); ++k) {
+      if (editable(k) && replaceContent(k, U16())) changed = true;
+    }
+    return changed;
+  }
+
+  // The inputs of the entries that still cost tokens and the required messages: what no step
+  // could reduce further.
+  std::vector<std::size_t> irreducible() const {
+    std::vector<char> marked(messages_.size(), false);
+    for (std::size_t i = 0; i < messages_.size(); ++i) marked[i] = required_[i];
+    for (std::size_t k = 0; k < result_.messages.size(); ++k) {
+      if (tokens_[k] > 0) marked[result_.messages[k].source] = true;
+    }
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < messages_.size(); ++i) {
+      if (marked[i]) out.push_back(i);
+    }
+    return out;
   }
 
   // Statistics and token count of the final plan.
@@ -271,6 +373,91 @@ class Ladder {
     tokens_[entry] = value;
   }
 
+  // The text an entry shows: its replacement, else its source's string content (else "").
+  const U16* contentOf(const OutputMessage& m) const {
+    static const U16 kEmpty;
+    if (m.content) return &*m.content;
+    const Message& source = messages_[m.source];
+    return source.contentIsString ? &source.content : &kEmpty;
+  }
+
+  // Steps 3 and 5-7 edit an entry with text whose messages are all editable.
+  bool editable(std::size_t k) const {
+    const OutputMessage& out = result_.messages[k];
+    if (contentOf(out)->empty()) return false;
+    if (out.provenance) {
+      for (std::size_t i : out.provenance->sources) {
+        if (required_[i]) return false;
+      }
+      return true;
+    }
+    return !required_[out.source];
+  }
+
+  // The input length an entry stands for.
+  std::size_t originalChars(std::size_t k) const {
+    const OutputMessage& out = result_.messages[k];
+    if (!out.provenance) return messages_[out.source].length();
+    std::size_t chars = 0;
+    for (std::size_t i : out.provenance->sources) chars += messages_[i].length();
+    return chars;
+  }
+
+  // The ledger of inputs [begin, end): of at most the first and the last kLedgerMessages texts,
+  // so that pricing a long run stays linear.
+  U16 ledgerOf(std::size_t begin, std::size_t end) const {
+    std::vector<std::u16string_view> texts;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (i - begin >= kLedgerMessages && end - i > kLedgerMessages) {
+        i = end - kLedgerMessages - 1;
+        continue;
+      }
+      if (messages_[i].contentIsString) texts.emplace_back(messages_[i].content);
+    }
+    return ledger(texts);
+  }
+
+  // Clears entry k: a note with the ledger of what it stood for, else (when that costs as much
+  // as the entry) the bare note.
+  bool clearEntry(std::size_t k) {
+    const OutputMessage& out = result_.messages[k];
+    const std::size_t begin = out.provenance ? out.provenance->sources.front() : out.source;
+    const std::size_t end = out.provenance ? out.provenance->sources.back() + 1 : out.source + 1;
+    U16 withLedger = clearedNote(originalChars(k), ledgerOf(begin, end));
+    if (replaceContent(k, withLedger)) return true;
+    return replaceContent(k, clearedNote(originalChars(k)));
+  }
+
+  // Replaces entry k's content with `text` when that costs fewer tokens (never more: issue 18). A
+  // message replaced for the first time gets its own provenance and its original goes to verbatim,
+  // as forceConverge does; a summary, stub or earlier edit keeps the provenance it has.
+  bool replaceContent(std::size_t k, U16 text) {
+    OutputMessage candidate = result_.messages[k];
+    const std::size_t source = candidate.source;
+    const Message& m = messages_[source];
+    const bool fresh = !candidate.provenance;
+    if (fresh) {
+      Provenance p;
+      p.sources = {source};
+      p.summaryId = makeSummaryId({&m.id});
+      if (m.cceSummaryId) p.parentIds.push_back(*m.cceSummaryId);
+      p.version = options_.sourceVersion;
+      candidate.provenance = std::move(p);
+    }
+    candidate.content = std::move(text);
+    const double tokens = count(candidate);
+    if (tokens >= tokens_[k]) return false;
+    if (fresh) {
+      result_.verbatim.push_back({m.idKey, source});
+      --result_.compression.messagesPreserved;
+      ++result_.compression.messagesTruncated;
+      kinds_[k] = EntryKind::Truncated;
+    }
+    result_.messages[k] = std::move(candidate);
+    replaceTokens(k, tokens);
+    return true;
+  }
+
   std::vector<SummaryEntry> findSummaries() {
     std::vector<SummaryEntry> found;
     for (std::size_t k = 0; k < result_.messages.size(); ++k) {
@@ -299,6 +486,13 @@ class Ladder {
   std::vector<char> doomedEntries(const std::vector<SummaryEntry>& summaries) {
     std::vector<char> doomed(result_.messages.size(), false);
     if (options_.tokenCounter || summaries.empty()) return doomed;
+    // Step 3 (clearing old tool results) comes before omission and may make it unnecessary: the
+    // shortcut holds only when there is nothing for it to clear.
+    std::size_t toolResults = 0;
+    for (std::size_t k = 0; k < result_.messages.size(); ++k) {
+      if (isToolResult(messages_[result_.messages[k].source]) && editable(k)) ++toolResults;
+    }
+    if (toolResults > kKeptToolResults) return doomed;
     std::vector<double> least = tokens_;
     double total = total_;
     for (const SummaryEntry& s : summaries) {
@@ -468,12 +662,17 @@ class Ladder {
   void applyRuns(const std::vector<Unit>& units, std::vector<Run>& runs) {
     CompressionStats& stats = result_.compression;
     std::vector<OutputMessage> out;
+    std::vector<EntryKind> kinds;
     out.reserve(result_.messages.size());
+    kinds.reserve(result_.messages.size());
     std::size_t k = 0;
     for (Run& run : runs) {
       const std::size_t firstEntry = units[run.firstUnit].firstEntry;
       const std::size_t endEntry = units[run.endUnit - 1].endEntry;
-      for (; k < firstEntry; ++k) out.push_back(std::move(result_.messages[k]));
+      for (; k < firstEntry; ++k) {
+        out.push_back(std::move(result_.messages[k]));
+        kinds.push_back(kinds_[k]);
+      }
       for (; k < endEntry; ++k) {
         const OutputMessage& replaced = result_.messages[k];
         switch (kinds_[k]) {
@@ -495,14 +694,22 @@ class Ladder {
           case EntryKind::Truncated:
             --stats.messagesTruncated;
             break;
+          case EntryKind::Omitted:
+            stats.messagesOmitted -= replaced.provenance->sources.size();
+            break;
         }
       }
       stats.messagesOmitted += run.messages;
       out.push_back(run.stub ? std::move(*run.stub) : stubFor(units, run));
+      kinds.push_back(EntryKind::Omitted);
     }
-    for (; k < result_.messages.size(); ++k) out.push_back(std::move(result_.messages[k]));
+    for (; k < result_.messages.size(); ++k) {
+      out.push_back(std::move(result_.messages[k]));
+      kinds.push_back(kinds_[k]);
+    }
     result_.messages = std::move(out);
-    kinds_.clear();  // no longer parallel to the entries; nothing reads them after step 3
+    kinds_ = std::move(kinds);
+    recount();
   }
 
   const std::vector<Message>& messages_;
@@ -513,10 +720,10 @@ class Ladder {
   CompressResult& result_;
   std::vector<EntryKind>& kinds_;
   std::vector<char> protected_;  // per input message
+  std::vector<char> required_;   // per input message: never edited (ProtectedMessages::required)
   std::vector<double> tokens_;   // per output entry
   double total_ = 0;
   bool pending_ = false;
-  std::vector<std::size_t> blocking_;
 };
 
 }  // namespace
@@ -567,11 +774,17 @@ bool canCarryStub(const Message& message) {
 }
 
 U16 omissionStub(std::size_t messages, std::size_t chars) {
+  return omissionStub(messages, chars, U16());
+}
+
+U16 omissionStub(std::size_t messages, std::size_t chars, const U16& ledger) {
   U16 stub = kStubOpen;
   js::appendDecimal(stub, messages);
   stub += messages == 1 ? kStubOne : kStubMany;
   js::appendDecimal(stub, chars);
-  stub += kStubClose;
+  stub += u" chars";
+  stub += ledger;
+  stub += u']';
   return stub;
 }
 
@@ -580,7 +793,8 @@ ProtectedMessages findProtected(const std::vector<Message>& messages,
   ProtectedMessages p;
   p.turnStart = newestTurnStart(messages);
   for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (i < p.turnStart && !isPreservedRole(messages[i].role, options.preserve)) continue;
+    const bool preserved = isPreservedRole(messages[i].role, options.preserve);
+    if (i < p.turnStart && !preserved) continue;
     p.indices.push_back(i);
     CountedMessage counted;
     counted.source = &messages[i];
@@ -588,33 +802,48 @@ ProtectedMessages findProtected(const std::vector<Message>& messages,
     TokenCount c = countTokens(counted, options);
     if (c.pending) p.pending = true;
     p.tokens += c.value;
+    if (preserved || i == p.turnStart) {
+      p.required.push_back(i);
+      p.requiredTokens += c.value;
+    }
   }
   p.fits = p.tokens <= *options.tokenBudget;
+  p.requiredFits = p.requiredTokens <= *options.tokenBudget;
   return p;
 }
 
 EscalationStep escalate(const std::vector<Message>& messages, const CompressOptions& options,
                         PipelineMemo& memo, const ProtectedMessages& protection,
-                        CompressResult& result, std::vector<EntryKind>& kinds) {
+                        CompressResult& result, std::vector<EntryKind>& kinds, bool keepPartial) {
   // The ladder is all or nothing: a plan that still does not fit keeps the search's result.
   CompressResult before = result;
+  std::vector<EntryKind> kindsBefore = kinds;
   Ladder ladder(messages, options, memo, protection, result, kinds);
   EscalationStep step = EscalationStep::None;
+  auto attempt = [&](bool (Ladder::*run)(), EscalationStep reached) {
+    if (!ladder.pending() && !ladder.fits() && (ladder.*run)()) step = reached;
+  };
   if (!ladder.pending() && ladder.summariseWindow()) step = EscalationStep::WindowSummaries;
-  if (!ladder.pending() && !ladder.fits() && ladder.shortenSummaries()) {
-    step = EscalationStep::ShorterSummaries;
-  }
-  if (!ladder.pending() && !ladder.fits() && ladder.omitGroups()) step = EscalationStep::Omission;
+  attempt(&Ladder::shortenSummaries, EscalationStep::ShorterSummaries);
+  attempt(&Ladder::clearOldToolResults, EscalationStep::ClearedToolResults);
+  attempt(&Ladder::omitGroups, EscalationStep::Omission);
+  attempt(&Ladder::clearLoopText, EscalationStep::ClearedLoopText);
+  attempt(&Ladder::cutOversized, EscalationStep::Cut);
+  attempt(&Ladder::clearRest, EscalationStep::ClearedAll);
+  std::vector<std::size_t> irreducible;
+  if (!ladder.pending() && !ladder.fits()) irreducible = ladder.irreducible();
   if (!ladder.pending()) ladder.finish();
   if (ladder.pending()) {
     result.pending = true;
     return step;
   }
-  if (!result.budget->fits) {
+  if (!result.budget->fits && !keepPartial) {
     result = std::move(before);
-    result.budget->blocking = ladder.blocking();
+    kinds = std::move(kindsBefore);
+    result.budget->blocking = std::move(irreducible);
     return EscalationStep::None;
   }
+  if (!result.budget->fits) result.budget->blocking = std::move(irreducible);
   return step;
 }
 

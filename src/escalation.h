@@ -8,11 +8,20 @@
 //      minRecencyWindow, down to the newest turn, and truncation follows it.
 //   2. Shorten this run's summaries: re-summarise each (oldest first) with budget 200, then 100,
 //      then 50 characters (at most 10, 5 and 0 entities), keeping its provenance.
-//   3. Replace whole old atomic groups, oldest first, with omission stubs (see omissionStub).
+//   3. Clear old tool results (issue 18): every tool result but the newest kKeptToolResults becomes
+//      `[cce:cleared — N chars]`, oldest first, like Anthropic's `clear_tool_uses` edit.
+//   4. Replace whole old atomic groups, oldest first, with omission stubs (see omissionStub).
+//   5. Inside the newest turn's agent loop: clear intermediate assistant text, oldest first.
+//   6. Cut oversized contents (the newest tool results included) to their head and tail, largest
+//      first, around a note of what was left out.
+//   7. Clear whatever is left, oldest first: the note where it is shorter, else an empty content.
 //
-// Messages with a preserved role and the newest user turn are never touched. The ladder is applied
-// only when it reaches the budget; otherwise the search + truncation result stays as it was and
-// `blocking` names the messages that no step may replace.
+// Steps 1-4 never touch a message with a preserved role or the newest user turn; steps 5-7 edit the
+// turn's tool loop in place, one message at a time (a call and its result stay paired), and never
+// the preserved messages nor the newest user message (the *required* messages). A step never makes
+// a message cost more tokens than it did. The ladder is applied only when it reaches the budget;
+// otherwise the search + truncation result stays as it was and `blocking` names the messages that
+// no step could reduce.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +35,7 @@ namespace cce {
 struct PipelineMemo;
 
 /// What one output entry stands for in the statistics (spec §1.5 plus the safe mode's counters).
-enum class EntryKind { Preserved, Compressed, Deduped, FuzzyDeduped, Truncated };
+enum class EntryKind { Preserved, Compressed, Deduped, FuzzyDeduped, Truncated, Omitted };
 
 /// Kinds of the entries of a pipeline run (before forceConverge, which marks its own truncations).
 std::vector<EntryKind> entryKinds(const CompressResult& run);
@@ -49,27 +58,51 @@ bool canCarryStub(const Message& message);
 /// plain digits like the dedup references).
 U16 omissionStub(std::size_t messages, std::size_t chars);
 
+/// The stub with the ledger of what it replaces before its `]` (ledger.h; issue 18, item 4).
+U16 omissionStub(std::size_t messages, std::size_t chars, const U16& ledger);
+
+/// How many of the newest tool results step 3 keeps verbatim.
+constexpr std::size_t kKeptToolResults = 3;
+
 /// The messages the ladder may not replace and whether they alone fit the budget.
 struct ProtectedMessages {
   std::size_t turnStart = 0;
   std::vector<std::size_t> indices;  // preserved roles and the newest user turn, in input order
   double tokens = 0;
   bool fits = false;
+  /// What no step edits: preserved roles and the newest user message (not the rest of its turn).
+  /// A budget is feasible exactly when these fit.
+  std::vector<std::size_t> required;
+  double requiredTokens = 0;
+  bool requiredFits = false;
   bool pending = false;  // the token counter has not answered yet
 };
 ProtectedMessages findProtected(const std::vector<Message>& messages,
                                 const CompressOptions& options);
 
 /// The last ladder step that was applied.
-enum class EscalationStep { None, WindowSummaries, ShorterSummaries, Omission };
+enum class EscalationStep {
+  None,
+  WindowSummaries,
+  ShorterSummaries,
+  ClearedToolResults,
+  Omission,
+  ClearedLoopText,
+  Cut,
+  ClearedAll
+};
 
 /// Runs the ladder on a safe-mode budget result that does not fit after the search and
-/// forceConverge (`kinds` describes its entries), when the protected messages alone fit. On
+/// forceConverge (`kinds` describes its entries), when the required messages alone fit. On
 /// success `result` is the escalated plan (statistics and ratios recomputed) and the step that made
-/// it fit is returned; otherwise `result` is left as it was, `result.budget->blocking` is filled,
-/// and None is returned. A pending hook sets `result.pending`.
+/// it fit is returned (`kinds` stays parallel to its entries); otherwise `result` and `kinds` are
+/// left as they were, `result.budget->blocking` is filled, and None is returned. A pending hook sets
+/// `result.pending`.
+/// With `keepPartial` (the required messages alone exceed the budget) a plan that does not fit is
+/// kept as the ladder left it: the smallest it could reach.
 EscalationStep escalate(const std::vector<Message>& messages, const CompressOptions& options,
                         PipelineMemo& memo, const ProtectedMessages& protection,
-                        CompressResult& result, std::vector<EntryKind>& kinds);
+                        CompressResult& result, std::vector<EntryKind>& kinds,
+                        bool keepPartial = false);
 
 }  // namespace cce

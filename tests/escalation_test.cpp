@@ -360,7 +360,8 @@ TEST_SUITE("escalation") {
     REQUIRE(safe.find(u"blockingIds") != nullptr);
     // The preserved role and the newest user turn: what no step may replace.
     CHECK(cce::js::toJson(*safe.find(u"blockingIds")) == "[\"sys\",\"u2\"]");
-    CHECK(stat(safe, u"messages_omitted") == 0);
+    // The smallest plan the ladder reaches is kept: the older exchange is omitted.
+    CHECK(stat(safe, u"messages_omitted") == 2);
     CHECK(roundTripDiff(safe, messages) == "");
     // Nothing to block in compat mode, nor with an explicit forceConverge: false.
     CHECK(
@@ -398,20 +399,28 @@ TEST_SUITE("escalation") {
   }
 
   TEST_CASE("a ladder that cannot reach the budget leaves the truncation result alone") {
-    // JSON is never summarised, so forceConverge truncates it; a stub would still cost more than
-    // the budget leaves, so the plan stays as truncation made it.
+    // JSON is never summarised, so forceConverge truncates it. An image costs 765 tokens whatever
+    // its text becomes and cannot carry a stub, so no step reaches the budget: the plan stays as
+    // truncation made it, and blockingIds names the image and the required messages.
     std::string items;
     for (int i = 0; items.size() < 780; ++i) {
       items += (i ? "," : "") + std::string("{\\\"k\\\":") + std::to_string(i) + "}";
     }
     const std::string json = "{\\\"items\\\":[" + items + "]}";
-    const std::string messages = list({msg("big", "user", json), msg("now", "user", "now")});
-    Value safe = compressed(messages, "{\"tokenBudget\":5}");
+    const std::string image =
+        "{\"id\":\"img\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"see\"},"
+        "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:x\"}}]}";
+    // The system prompt between them keeps the image out of the JSON message's stub.
+    const std::string messages = list(
+        {msg("big", "user", json), msg("sys", "system", "Be brief."), image, msg("now", "user", "now")});
+    Value safe = compressed(messages, "{\"tokenBudget\":100}");
     CHECK_FALSE(safe.find(u"fits")->boolean);
     CHECK(content(safe.find(u"messages")->items[0]).rfind("[truncated \u2014 ", 0) == 0);
-    CHECK(cce::js::toJson(*safe.find(u"blockingIds")) == "[\"now\"]");
+    REQUIRE(safe.find(u"blockingIds") != nullptr);
+    CHECK(cce::js::toJson(*safe.find(u"blockingIds")) == "[\"sys\",\"img\",\"now\"]");
     CHECK(stat(safe, u"messages_truncated") == 1);
     CHECK(stat(safe, u"messages_omitted") == 0);
+    CHECK(roundTripDiff(safe, messages) == "");
   }
 
   TEST_CASE("an explicit forceConverge false keeps the plain search in the safe mode") {

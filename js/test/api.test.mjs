@@ -114,7 +114,8 @@ describe('compress', () => {
       { id: 't', role: 'assistant', content: 'y'.repeat(700), tool_calls: [{ id: 'call' }] },
       { id: 'u', role: 'user', content: 'short reply' },
     ];
-    const result = compress(input, { tokenBudget: 10, forceConverge: true });
+    // 100: a budget the truncation meets (35 tokens); at 10 the ladder would clear the message.
+    const result = compress(input, { tokenBudget: 100, forceConverge: true });
     assert.equal(result.messages[1], input[1], 'not cloned with metadata: {}');
     assert.match(result.messages[0].content, /^\[truncated \u2014 700 chars: y{512}\]$/);
     const restored = uncompress(result.messages, result.verbatim).messages;

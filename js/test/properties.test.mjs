@@ -317,3 +317,39 @@ describe('native build == wasm build', () => {
     ));
   });
 });
+
+describe('token budgets in the default mode (issue 18)', () => {
+  const textOf = (m) => (typeof m.content === 'string' ? m.content : '');
+  const counter = (m) => Math.ceil(textOf(m).length / 4);
+  const textOnly = conversation().filter((ms) => ms.every((m) => !Array.isArray(m.content)));
+  const budgeted = fc.tuple(textOnly, fc.integer({ min: 1, max: 100 }));
+
+  test('fits whenever the system prompt and newest user message do; never costlier; exact', () => {
+    holds('issue 18 budgets', 1500, fc.property(budgeted, ([input, percent]) => {
+      const total = input.reduce((s, m) => s + counter(m), 0);
+      const tokenBudget = Math.floor((total * percent) / 100);
+      const r = compress(input, { tokenBudget, tokenCounter: counter });
+      const out = r.messages.reduce((s, m) => s + counter(m), 0);
+      let newest = -1;
+      input.forEach((m, i) => { if (m.role === 'user') newest = i; });
+      const required = input.filter((m, i) => m.role === 'system' || i === newest);
+      const requiredTokens = required.reduce((s, m) => s + counter(m), 0);
+      if (requiredTokens <= tokenBudget) {
+        assert.equal(r.fits, true, `required ${requiredTokens} <= budget ${tokenBudget}`);
+        assert.ok(out <= tokenBudget, `${out} tokens over the budget ${tokenBudget}`);
+      } else if (!r.fits) {
+        // (It may still fit: the search then summarises the required messages themselves.)
+        assert.deepEqual(r.blockingIds, required.map((m) => m.id));
+      }
+      assert.ok(out <= total, `output ${out} larger than the input ${total}`);
+      const byId = new Map(input.map((m) => [m.id, m]));
+      for (const m of r.messages) {
+        const ids = m.metadata?._cce_original?.ids ?? [m.id];
+        const sources = ids.reduce((s, id) => s + counter(byId.get(id)), 0);
+        assert.ok(counter(m) <= sources, `${m.id}: ${counter(m)} tokens for ${sources}`);
+      }
+      assertToolPairs(r.messages, 'output');
+      assert.deepStrictEqual(uncompress(r.messages, r.verbatim).messages, input);
+    }));
+  });
+});
