@@ -460,8 +460,12 @@ function build(input: readonly Message[], entry: Entry): Message {
     if (entry.o === undefined) return viewed;
     return { ...viewed, metadata: { ...viewed.metadata, _cce_original: original(input, entry.o) } };
   }
-  if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : source;
   const base = entry.m ? cloneWithMetadata(source) : source;
+  if (entry.c === undefined) {
+    if (entry.o === undefined) return base;
+    // A stand-in (src/earlier_provenance.h): its own content under a fresh _cce_original.
+    return { ...base, metadata: { ...base.metadata, _cce_original: original(input, entry.o) } };
+  }
   const sourceContent = source.content as unknown;
   const content: Message['content'] = Array.isArray(sourceContent)
     ? (partsWithText(sourceContent, entry.c) as ContentPart[])
