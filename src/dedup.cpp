@@ -48,42 +48,19 @@ std::size_t chooseKeep(const std::vector<std::size_t>& members, std::size_t dedu
   return members.back();
 }
 
-// Line ids with their multiplicities, sorted by id.
-using LineCounts = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
-
 // A message's normalised lines as a multiset: (interned line id, count), sorted by id, so that the
 // Jaccard of two messages is one linear merge.
 struct LineBag {
-  LineCounts counts;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> counts;
   std::uint32_t total = 0;  // number of normalised lines, with repetition
 };
 
-LineCounts multiset(const std::vector<std::uint32_t>& sortedIds) {
-  LineCounts out;
-  for (std::uint32_t id : sortedIds) {
-    if (!out.empty() && out.back().first == id) {
-      ++out.back().second;
-    } else {
-      out.emplace_back(id, 1);
-    }
-  }
-  return out;
-}
-
-// Σ countA · countB over the lines both multisets hold.
-std::size_t overlap(const LineCounts& a, const LineCounts& b) {
+// Spec §8.2's overlap of two fingerprints: Σ over lines of the product of their multiplicities,
+// which is the number of equal (entry of a, entry of b) pairs.
+std::size_t overlap(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
   std::size_t sum = 0;
-  auto ia = a.begin(), ib = b.begin();
-  while (ia != a.end() && ib != b.end()) {
-    if (ia->first < ib->first) {
-      ++ia;
-    } else if (ib->first < ia->first) {
-      ++ib;
-    } else {
-      sum += std::size_t(ia->second) * ib->second;
-      ++ia;
-      ++ib;
-    }
+  for (std::uint32_t x : a) {
+    for (std::uint32_t y : b) sum += x == y;
   }
   return sum;
 }
@@ -196,10 +173,9 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
     return std::u16string_view(lineText).substr(lineStart[id], lineStart[id + 1] - lineStart[id]);
   };
   StringIndex lineIds(lineAt);
-  std::vector<std::size_t> eligible;  // position -> message index
-  std::vector<LineBag> bags;          // per position
-  // Per position: its fingerprint (the first 5 line ids) as (line id, multiplicity) sorted by id.
-  std::vector<LineCounts> prints;
+  std::vector<std::size_t> eligible;               // position -> message index
+  std::vector<LineBag> bags;                       // per position
+  std::vector<std::vector<std::uint32_t>> prints;  // per position: first 5 line ids
   std::vector<std::uint32_t> ids;
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const Message& m = messages[i];
@@ -227,23 +203,27 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
     }
     if (ids.size() < kMinNormalizedLines) continue;
     eligible.push_back(i);
-    std::vector<std::uint32_t> print(ids.begin(),
-                                     ids.begin() + std::min(ids.size(), kFingerprintLines));
-    js::stableSort(print, [](std::uint32_t a, std::uint32_t b) { return a < b; });
-    prints.push_back(multiset(print));
+    prints.emplace_back(ids.begin(), ids.begin() + std::min(ids.size(), kFingerprintLines));
     js::stableSort(ids, [](std::uint32_t a, std::uint32_t b) { return a < b; });
     LineBag bag;
     bag.total = static_cast<std::uint32_t>(ids.size());
-    bag.counts = multiset(ids);
+    for (std::uint32_t id : ids) {
+      if (!bag.counts.empty() && bag.counts.back().first == id) {
+        ++bag.counts.back().second;
+      } else {
+        bag.counts.emplace_back(id, 1);
+      }
+    }
     bags.push_back(std::move(bag));
   }
   const std::size_t count = eligible.size();
   if (count < 2) return;
 
-  // line id -> the positions whose fingerprint holds it, in increasing order.
+  // line id -> positions, one entry per occurrence in that position's fingerprint; positions are
+  // appended in increasing order, so each list is sorted.
   std::vector<std::vector<std::size_t>> postings(lineIds.size());
   for (std::size_t p = 0; p < count; ++p) {
-    for (const auto& [id, times] : prints[p]) postings[id].push_back(p);
+    for (std::uint32_t id : prints[p]) postings[id].push_back(p);
   }
 
   UnionFind uf(count);
@@ -251,7 +231,7 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
   std::vector<std::size_t> met;
   for (std::size_t a = 0; a < count; ++a) {
     met.clear();
-    for (const auto& [id, times] : prints[a]) {
+    for (std::uint32_t id : prints[a]) {
       const std::vector<std::size_t>& list = postings[id];
       auto it = std::upper_bound(list.begin(), list.end(), a);
       const std::size_t after = static_cast<std::size_t>(list.end() - it);
@@ -265,8 +245,7 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
     }
     if (work) work->pairsVisited += met.size();
     for (std::size_t b : met) {
-      // Spec §8.2's overlap, Σ over lines of the product of their multiplicities in both
-      // fingerprints, counted over all five lines whichever list met b.
+      // Counted over all five lines, whichever list met b.
       if (overlap(prints[a], prints[b]) < kMinFingerprintOverlap) continue;
       double lenA = static_cast<double>(messages[eligible[a]].content.size());
       double lenB = static_cast<double>(messages[eligible[b]].content.size());
