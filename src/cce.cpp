@@ -8,6 +8,7 @@
 
 #include "answer_writer.h"
 #include "budget.h"
+#include "earlier_provenance.h"
 #include "envelope.h"
 #include "json_io.h"
 #include "jscompat/string.h"
@@ -32,8 +33,13 @@ const char* version() { return CCE_VERSION; }
 namespace {
 
 CompressResult compressViews(const std::vector<Message>& messages, const CompressOptions& options) {
-  if (options.tokenBudget) return compressWithBudget(messages, options);
-  return runPipeline(messages, options, options.recencyWindow);
+  CompressResult result = options.tokenBudget
+                              ? compressWithBudget(messages, options)
+                              : runPipeline(messages, options, options.recencyWindow);
+  // The default mode restores exactly what it was given, even where an input message already
+  // carries a `_cce_original` naming this call's originals; the reference expands it (spec §11).
+  if (options.compat == Compat::Safe) guardEarlierProvenance(messages, options, result);
+  return result;
 }
 
 }  // namespace

@@ -55,6 +55,16 @@ struct LineBag {
   std::uint32_t total = 0;  // number of normalised lines, with repetition
 };
 
+// Spec §8.2's overlap of two fingerprints: Σ over lines of the product of their multiplicities,
+// which is the number of equal (entry of a, entry of b) pairs.
+std::size_t overlap(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+  std::size_t sum = 0;
+  for (std::uint32_t x : a) {
+    for (std::uint32_t y : b) sum += x == y;
+  }
+  return sum;
+}
+
 // Σ min(countA, countB) over the common lines; Σ max is then totalA + totalB − Σ min.
 double jaccard(const LineBag& a, const LineBag& b) {
   std::uint64_t inter = 0;
@@ -151,11 +161,12 @@ DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::si
 
 void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
                             const std::vector<U16>& preserveRoles, double threshold,
-                            DedupAnnotations& annotations) {
+                            DedupAnnotations& annotations, std::size_t candidatesPerLine,
+                            FuzzyDedupWork* work) {
   if (annotations.size() < messages.size()) annotations.resize(messages.size());
 
-  // Interning turns every normalised line into a small integer, so the quadratic candidate phase
-  // never touches text again.
+  // Interning turns every normalised line into a small integer, so the candidate phase never
+  // touches text again.
   U16 lineText;                           // the distinct lines, back to back
   std::vector<std::size_t> lineStart{0};  // line id -> its start in lineText, then the end
   auto lineAt = [&](std::uint32_t id) {
@@ -216,23 +227,31 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
   }
 
   UnionFind uf(count);
-  std::vector<std::size_t> overlap(count, 0);
-  std::vector<std::size_t> touched;
+  std::vector<std::size_t> metBy(count, count);  // the position that last met each position
+  std::vector<std::size_t> met;
   for (std::size_t a = 0; a < count; ++a) {
-    touched.clear();
+    met.clear();
     for (std::uint32_t id : prints[a]) {
       const std::vector<std::size_t>& list = postings[id];
-      for (auto it = std::upper_bound(list.begin(), list.end(), a); it != list.end(); ++it) {
-        if (overlap[*it]++ == 0) touched.push_back(*it);
+      auto it = std::upper_bound(list.begin(), list.end(), a);
+      const std::size_t after = static_cast<std::size_t>(list.end() - it);
+      const auto end = it + static_cast<std::ptrdiff_t>(std::min(after, candidatesPerLine));
+      for (; it != end; ++it) {
+        if (metBy[*it] != a) {
+          metBy[*it] = a;
+          met.push_back(*it);
+        }
       }
     }
-    for (std::size_t b : touched) {
-      std::size_t shared = overlap[b];
-      overlap[b] = 0;
-      if (shared < kMinFingerprintOverlap) continue;
+    if (work) work->pairsVisited += met.size();
+    for (std::size_t b : met) {
+      // Counted over all five lines, whichever list met b.
+      if (overlap(prints[a], prints[b]) < kMinFingerprintOverlap) continue;
       double lenA = static_cast<double>(messages[eligible[a]].content.size());
       double lenB = static_cast<double>(messages[eligible[b]].content.size());
       if (std::min(lenA, lenB) / std::max(lenA, lenB) < kMinLengthRatio) continue;
+      if (uf.find(a) == uf.find(b)) continue;  // already one group: a match would change nothing
+      if (work) ++work->similarities;
       if (jaccard(bags[a], bags[b]) >= threshold) uf.unite(a, b);
     }
   }

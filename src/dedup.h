@@ -5,7 +5,8 @@
 // not start with a compression marker. Exact groups keep the first member at or after `dedupStart`
 // (when dedupStart > 0), else the last. Fuzzy dedup compares normalised lines (trimmed, full-Unicode
 // lower-cased, non-empty) by multiset Jaccard among candidate pairs that share >= 3 fingerprint lines
-// and whose lengths are within 0.7; matches are grouped by union-find.
+// and whose lengths are within 0.7; matches are grouped by union-find. The default mode bounds the
+// candidates each message meets (kFuzzyCandidatesPerLine); compat mode compares them all.
 #pragma once
 
 #include <cstddef>
@@ -40,10 +41,34 @@ DedupAnnotations annotateExactDuplicates(const std::vector<Message>& messages,
 DedupAnnotations analyzeDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
                                    const std::vector<U16>& preserveRoles);
 
+/// What a fuzzy pass did, for tests that check how it grows with the input.
+struct FuzzyDedupWork {
+  std::size_t pairsVisited = 0;  // candidate pairs reached through a shared fingerprint line
+  std::size_t similarities = 0;  // Jaccard similarities computed
+};
+
+/// No bound: every pair sharing a fingerprint line is visited, as spec §8.2 counts them.
+constexpr std::size_t kAllFuzzyCandidates = static_cast<std::size_t>(-1);
+/// The default mode's bound: from each message, at most this many later messages per fingerprint
+/// line (the nearest ones in message order).
+constexpr std::size_t kFuzzyCandidatesPerLine = 128;
+
 /// Spec §8.2: adds fuzzy annotations to `annotations` for messages it does not already annotate.
+///
+/// `candidatesPerLine` bounds the work. Spec §8.2 compares every pair of messages that share three
+/// fingerprint lines: n messages with the same first lines (tool outputs under one header) cost
+/// n² / 2 similarities. With a bound, a message meets at most that many later messages through
+/// each of its fingerprint lines; the overlap of every pair met is still counted over all five
+/// lines, so a pair that shares a line few messages have is always compared. What a bound can
+/// miss is a match between two messages whose shared fingerprint lines all recur in more than
+/// `candidatesPerLine` messages between them, none of which matches either: such pairs stay
+/// apart. Pairs already in one group are never compared again (exact: groups are connected
+/// components). `work`, when given, counts the pass's work.
 void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t dedupStart,
                             const std::vector<U16>& preserveRoles, double threshold,
-                            DedupAnnotations& annotations);
+                            DedupAnnotations& annotations,
+                            std::size_t candidatesPerLine = kAllFuzzyCandidates,
+                            FuzzyDedupWork* work = nullptr);
 
 /// Spec §8.3: `[cce:dup of <keepId> — <len> chars]` or `[cce:near-dup of <keepId> — <len> chars,
 /// ~<pct>% match]`.

@@ -311,8 +311,12 @@ DedupAnnotations analyzeAllDuplicates(const std::vector<Message>& messages,
                        : analyzeDuplicates(messages, dedupStart, options.preserve);
   }
   if (options.fuzzyDedup) {
+    // Compat mode compares every candidate pair as the reference does (spec §8.2); the default
+    // mode bounds the pairs each message meets, so n near-duplicates cost linear time.
     analyzeFuzzyDuplicates(messages, dedupStart, options.preserve, options.fuzzyThreshold,
-                           annotations);
+                           annotations,
+                           options.compat == Compat::Cce10 ? kAllFuzzyCandidates
+                                                           : kFuzzyCandidatesPerLine);
   }
   // A message with content parts is never replaced by a reference (its non-text parts would be
   // lost), nor the target of one (the reference would point at text mixed with images).

@@ -4,10 +4,10 @@
 
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
+#include "growth.h"
 #include "jscompat/string.h"
 
 namespace {
@@ -85,18 +85,23 @@ TEST_SUITE("code_split") {
 
   TEST_CASE("splits pathological inputs in linear time") {
     // Many openings (lines started by \r) without a newline, and long whitespace runs full of
-    // newlines before a non-fence.
-    std::u16string openings, blanks = u"```\n";
-    while (openings.size() < (1u << 20)) openings += u"```x\r";
-    while (blanks.size() < (1u << 20)) blanks += u"\n \n";
-    blanks += u"x";
-    auto start = std::chrono::steady_clock::now();
-    CHECK(cce::splitCodeAndProse(openings).fences.empty());
-    CHECK(cce::splitCodeAndProse(blanks).fences.empty());
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
-    CHECK(ms < 2000);
+    // newlines before a non-fence; the work for 256 K units against 1 M.
+    auto openings = [](std::size_t size) {
+      std::u16string text;
+      while (text.size() < size) text += u"```x\r";
+      return text;
+    };
+    auto blanks = [](std::size_t size) {
+      std::u16string text = u"```\n";
+      while (text.size() < size) text += u"\n \n";
+      return text + u"x";
+    };
+    CHECK(cce::splitCodeAndProse(openings(1u << 20)).fences.empty());
+    CHECK(cce::splitCodeAndProse(blanks(1u << 20)).fences.empty());
+    for (auto make : {+openings, +blanks}) {
+      CHECK(cce::test::growthRatio([&](std::size_t size) { cce::splitCodeAndProse(make(size)); },
+                                   1u << 18) < cce::test::kLinearGrowthLimit);
+    }
   }
 
 }  // TEST_SUITE("code_split")

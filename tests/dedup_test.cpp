@@ -6,7 +6,6 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -844,31 +843,37 @@ TEST_SUITE("dedup") {
   }
 
   TEST_CASE("handles 2,000 near-identical tool outputs") {
-    // Every pair shares all five fingerprint lines, so the candidate count is quadratic (as in the
-    // reference); what must stay cheap is the work per pair.
+    // Every pair shares all five fingerprint lines: spec §8.2 (compat mode) visits n² / 2 pairs,
+    // but pairs already in one group are never compared again, so only the first message's
+    // comparisons are similarities.
     std::vector<Message> messages;
     const auto shared = range("build", 0, 19);
     for (int i = 0; i < 2000; ++i) {
       U16 content = configBlock(concat(shared, {{"item " + std::to_string(i), 19}}));
       messages.push_back(makeMessage(fromAscii("t" + std::to_string(i)), u"tool", content));
     }
-    auto start = std::chrono::steady_clock::now();
-    DedupAnnotations annotations = cce::analyzeDuplicates(messages, 2000, kDefaultPreserve);
-    cce::analyzeFuzzyDuplicates(messages, 2000, kDefaultPreserve, 0.85, annotations);
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    MESSAGE("2,000 near-identical 20-line messages: " << ms << " ms");
-    // 19 of 21 distinct lines shared: one group, kept at the last message (dedupStart = n).
-    std::size_t fuzzy = 0;
-    for (std::size_t i = 0; i + 1 < annotations.size(); ++i) {
-      CAPTURE(i);
-      REQUIRE(annotations[i]);
-      REQUIRE(annotations[i]->similarity);
-      fuzzy +=
-          annotations[i]->duplicateOfIndex == 1999 && *annotations[i]->similarity == 19.0 / 21.0;
+    for (std::size_t perLine : {cce::kAllFuzzyCandidates, cce::kFuzzyCandidatesPerLine}) {
+      CAPTURE(perLine);
+      cce::FuzzyDedupWork work;
+      DedupAnnotations annotations = cce::analyzeDuplicates(messages, 2000, kDefaultPreserve);
+      cce::analyzeFuzzyDuplicates(messages, 2000, kDefaultPreserve, 0.85, annotations, perLine,
+                                  &work);
+      // 19 of 21 distinct lines shared: one group, kept at the last message (dedupStart = n).
+      std::size_t fuzzy = 0;
+      for (std::size_t i = 0; i + 1 < annotations.size(); ++i) {
+        CAPTURE(i);
+        REQUIRE(annotations[i]);
+        REQUIRE(annotations[i]->similarity);
+        fuzzy +=
+            annotations[i]->duplicateOfIndex == 1999 && *annotations[i]->similarity == 19.0 / 21.0;
+      }
+      CHECK_FALSE(annotations[1999]);
+      CHECK(fuzzy == 1999);
+      CHECK(work.similarities == 1999);
+      CHECK(work.pairsVisited == (perLine == cce::kAllFuzzyCandidates
+                                      ? std::size_t{2000} * 1999 / 2
+                                      : std::size_t{128} * (2000 - 128) + 128 * 127 / 2));
     }
-    CHECK_FALSE(annotations[1999]);
-    CHECK(fuzzy == 1999);
   }
 
   TEST_CASE("groups 4,585 messages of 5.5 M units") {
@@ -878,11 +883,7 @@ TEST_SUITE("dedup") {
       U16 content = repeated(u'f', 1200) + fromAscii(std::to_string(i % 1500));
       messages.push_back(makeMessage(fromAscii(std::to_string(i)), u"user", content));
     }
-    auto start = std::chrono::steady_clock::now();
     DedupAnnotations annotations = cce::analyzeDuplicates(messages, 4581, kDefaultPreserve);
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    MESSAGE("exact dedup over 4,585 messages: " << ms << " ms");
     std::size_t count = 0;
     for (const auto& a : annotations) count += a.has_value();
     CHECK(count == 4585 - 1500);
@@ -893,5 +894,100 @@ TEST_SUITE("dedup") {
     REQUIRE(annotations[3083]);
     CHECK(annotations[3083]->duplicateOfIndex == 4583);
     CHECK_FALSE(annotations[4583]);
+  }
+
+  // ---- growth (issue 21 item 6) ---------------------------------------------------------------
+
+  TEST_CASE("fuzzy dedup work grows linearly in the default mode, quadratically under the spec") {
+    // Near-duplicates (19 of 20 lines shared), and messages that share their first five lines and
+    // nothing else: every pair is a candidate. Work = pairs visited + similarities computed.
+    struct Case {
+      const char* name;
+      U16 (*content)(int i);
+      bool matches;
+    };
+    const Case cases[] = {
+        {"near-duplicates",
+         [](int i) {
+           return configBlock(concat(range("build", 0, 19), {{"item " + std::to_string(i), 19}}));
+         },
+         true},
+        {"a shared five-line header",
+         [](int i) {
+           const std::string body = "body " + std::to_string(i);
+           return configBlock(concat(range("header", 0, 5), range(body, 5, 20)));
+         },
+         false},
+    };
+    auto run = [](const Case& c, int n, std::size_t perLine, DedupAnnotations& annotations) {
+      std::vector<Message> messages;
+      for (int i = 0; i < n; ++i) {
+        messages.push_back(makeMessage(fromAscii("m" + std::to_string(i)), u"tool", c.content(i)));
+      }
+      cce::FuzzyDedupWork work;
+      annotations.assign(messages.size(), std::nullopt);
+      cce::analyzeFuzzyDuplicates(messages, 0, kDefaultPreserve, 0.85, annotations, perLine, &work);
+      return work;
+    };
+    for (const Case& c : cases) {
+      CAPTURE(std::string(c.name));
+      DedupAnnotations bounded, all;
+      const cce::FuzzyDedupWork small = run(c, 500, cce::kFuzzyCandidatesPerLine, bounded);
+      const cce::FuzzyDedupWork large = run(c, 2000, cce::kFuzzyCandidatesPerLine, bounded);
+      const double growth = double(large.pairsVisited + large.similarities) /
+                            double(small.pairsVisited + small.similarities);
+      MESSAGE(c.name << ": work x" << growth << " from 500 to 2,000 messages");
+      // Linear: 4.4 here (the last 128 messages meet fewer); the spec's pass: 16.
+      CHECK(growth < 5);
+      CHECK(large.pairsVisited <= 2000 * cce::kFuzzyCandidatesPerLine);
+      // The spec's count, kept by compat mode, and the same groups on these inputs.
+      const cce::FuzzyDedupWork spec = run(c, 2000, cce::kAllFuzzyCandidates, all);
+      CHECK(spec.pairsVisited == std::size_t{2000} * 1999 / 2);
+      CHECK(keepMap(bounded) == keepMap(all));
+      std::size_t annotated = 0;
+      for (const auto& a : bounded) annotated += a.has_value();
+      CHECK(annotated == (c.matches ? 1999u : 0u));
+    }
+  }
+
+  TEST_CASE("the default mode's bound still compares pairs that share a rarer fingerprint line") {
+    // 300 messages share one header line; two far apart (0 and 299) also share two lines no one
+    // else has, and match. The header's list meets only the nearest 128, but message 299 is met
+    // through the rare lines and its overlap counts the header too (3 lines).
+    std::vector<Message> messages;
+    const auto pairLines = range("rare", 0, 2);
+    for (int i = 0; i < 300; ++i) {
+      const bool pair = i == 0 || i == 299;
+      auto lines = concat(range("header", 0, 1),
+                          pair ? pairLines : range("filler " + std::to_string(i), 1, 3));
+      lines = concat(lines, range(pair ? "body" : "other " + std::to_string(i), 3, 20));
+      messages.push_back(makeMessage(fromAscii(std::to_string(i)), u"user", configBlock(lines)));
+    }
+    DedupAnnotations annotations(messages.size());
+    cce::analyzeFuzzyDuplicates(messages, 0, kDefaultPreserve, 0.85, annotations,
+                                cce::kFuzzyCandidatesPerLine);
+    REQUIRE(annotations[0]);
+    CHECK(annotations[0]->duplicateOfIndex == 299);
+    for (std::size_t i = 1; i < annotations.size(); ++i) CHECK_FALSE(annotations[i]);
+  }
+
+  TEST_CASE("the default mode's bound leaves apart two matches separated by 128 other messages "
+            "with the same first lines") {
+    // The degenerate case the bound gives up (documented in dedup.h): messages 0 and 200 match,
+    // but every line of their fingerprint recurs in the 199 messages between them, none of which
+    // matches either. Compat mode compares all pairs and groups them, as the reference does.
+    std::vector<Message> messages;
+    for (int i = 0; i <= 200; ++i) {
+      const std::string body = i == 0 || i == 200 ? "body" : "body " + std::to_string(i);
+      const U16 content = configBlock(concat(range("header", 0, 5), range(body, 5, 20)));
+      messages.push_back(makeMessage(fromAscii(std::to_string(i)), u"user", content));
+    }
+    DedupAnnotations bounded(messages.size()), all(messages.size());
+    cce::analyzeFuzzyDuplicates(messages, 0, kDefaultPreserve, 0.85, bounded,
+                                cce::kFuzzyCandidatesPerLine);
+    cce::analyzeFuzzyDuplicates(messages, 0, kDefaultPreserve, 0.85, all, cce::kAllFuzzyCandidates);
+    CHECK_FALSE(bounded[0]);
+    REQUIRE(all[0]);
+    CHECK(all[0]->duplicateOfIndex == 200);
   }
 }

@@ -154,3 +154,25 @@ TEST_CASE("StringIndex::find answers without adding, in every mode") {
   CHECK(ordered.index.find(u"k200") == cce::StringIndex::kAbsent);
   CHECK(ordered.index.size() == 200);
 }
+
+TEST_CASE("StringIndex compares lines with a 10 KB common prefix a bounded number of times each") {
+  // Issue 21 item 6: lines that differ only just after a long shared prefix agree on most sampled
+  // units. Whole-string comparisons (each reads the 10 KB prefix) must grow with the number of
+  // lines, not with its square: the switch to full hashing bounds them.
+  auto comparisonsFor = [](int lines) {
+    Interner interner;
+    const std::u16string prefix(10000, u'x');
+    for (int i = 0; i < lines; ++i) {
+      // Four digits at units 10000-10003: no sampled unit, so every line shares one sampled hash.
+      std::u16string line = prefix + numbered("", 1000 + i) + std::u16string(40, u'z');
+      REQUIRE(interner.intern(line) == std::uint32_t(i));
+    }
+    CHECK(interner.index.mode() == Mode::Full);
+    return interner.comparisons;
+  };
+  const std::size_t small = comparisonsFor(500), large = comparisonsFor(2000);
+  CAPTURE(small);
+  CAPTURE(large);
+  CHECK(large <= 2 * 2000 + 16);
+  CHECK(large < 5 * std::max<std::size_t>(small, 1) + 64);
+}

@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "growth.h"
 #include "jscompat/string.h"
 #include "token_estimate.h"
 
@@ -212,18 +212,17 @@ TEST_SUITE("token_estimate") {
       big += unit;
       ++copies;
     }
-    double estimate = 0;
-    double best = 1e300;
-    for (int run = 0; run < 5; ++run) {  // the best of five: the machine may be shared
-      auto start = std::chrono::steady_clock::now();
-      estimate = estimateTokens(big);
-      auto elapsed = std::chrono::steady_clock::now() - start;
-      best = std::min(best, std::chrono::duration<double, std::nano>(elapsed).count());
-    }
-    MESSAGE("estimateTokens on " << big.size() << " UTF-16 units: " << best / 1e6 << " ms ("
-                                 << best / big.size() << " ns per unit)");
+    const double estimate = estimateTokens(big);
     CHECK(estimate <= copies * perUnit);
     CHECK(estimate >= copies * (perUnit - 1));
+    // The work for a quarter of the text against all of it.
+    const std::size_t quarter = big.size() / 4;
+    CHECK(cce::test::growthRatio(
+              [&](std::size_t size) {
+                volatile double sink = estimateTokens(std::u16string_view(big).substr(0, size));
+                (void)sink;
+              },
+              quarter) < cce::test::kLinearGrowthLimit);
   }
 
   TEST_CASE("counts every CJK paragraph closer to o200k than the reference's len/3.5 does") {

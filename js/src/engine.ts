@@ -595,8 +595,14 @@ function build(input: readonly Message[], fields: readonly Message[], entry: Ent
     if (entry.o === undefined) return viewed;
     return { ...viewed, metadata: { ...viewed.metadata, _cce_original: original(input, entry.o) } };
   }
-  if (entry.c === undefined) return entry.m ? cloneWithMetadata(source) : (input[entry.s] as Message);
+  if (entry.c === undefined && entry.o === undefined) {
+    return entry.m ? cloneWithMetadata(source) : (input[entry.s] as Message);
+  }
   const base = entry.m ? cloneWithMetadata(source) : source;
+  if (entry.c === undefined) {
+    // A stand-in (src/earlier_provenance.h): its own content under a fresh _cce_original.
+    return { ...base, metadata: { ...base.metadata, _cce_original: original(input, entry.o!) } };
+  }
   const sourceContent = source.content as unknown;
   const content: Message['content'] = Array.isArray(sourceContent)
     ? (partsWithText(sourceContent, entry.c) as ContentPart[])

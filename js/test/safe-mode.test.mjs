@@ -62,3 +62,58 @@ describe('safe mode', () => {
     assert.equal(JSON.stringify(restored.messages), JSON.stringify(input));
   });
 });
+
+// Issue 21 item 1: inputs that already carry `_cce_original` from an earlier round, or naming ids
+// that are also present as originals, come back as themselves.
+describe('safe mode: messages that arrive carrying _cce_original', () => {
+  const LONG = PROSE.repeat(3);
+  const stale = (id, ids, content = 'ok') => ({
+    id,
+    role: 'user',
+    content,
+    metadata: { _cce_original: { ids, summary_id: 's', version: 0 } },
+  });
+
+  test('a stale _cce_original naming a compressed input restores as itself, not as [x, x]', () => {
+    const input = [{ id: 'x', role: 'user', content: LONG }, stale('y', ['x'])];
+    const result = compress(input, { recencyWindow: 0 });
+    assert.ok(result.messages[0].content.startsWith('[summary: '));
+    assert.equal(result.messages[1].content, 'ok');
+    assert.deepEqual(result.messages[1].metadata._cce_original.ids, ['y']);
+    assert.deepEqual(result.messages[1].metadata._cce_original.parent_ids, ['s']);
+    assert.equal(result.verbatim.y, input[1], 'the stand-in\'s original is the caller\'s object');
+    assert.deepStrictEqual(uncompress(result.messages, result.verbatim).messages, input);
+    // The reference's behaviour, pinned under compat: y expands into x.
+    const reference = compress(input, { recencyWindow: 0, compat: 'cce-1.0' });
+    const restored = uncompress(reference.messages, reference.verbatim).messages;
+    assert.deepEqual(restored.map((m) => m.id), ['x', 'x']);
+  });
+
+  test('a round-1 summary of [a, b] next to the original b restores [a, b, d], not [b, b, d]', () => {
+    const first = compress(
+      [
+        { id: 'a', role: 'user', content: LONG },
+        { id: 'b', role: 'user', content: OTHER.repeat(3) },
+        { id: 'c', role: 'user', content: 'ok' },
+      ],
+      { recencyWindow: 1 },
+    );
+    const summary = first.messages[0];
+    assert.deepEqual(summary.metadata._cce_original.ids, ['a', 'b']);
+    const input = [summary, first.verbatim.b, { id: 'd', role: 'user', content: 'ok' }];
+    const second = compress(input, { recencyWindow: 1 });
+    assert.ok(second.messages[1].content.startsWith('[summary: '), 'b is compressed again');
+    const restored = uncompress(second.messages, second.verbatim).messages;
+    assert.deepEqual(restored.map((m) => m.id), ['a', 'b', 'd']);
+    assert.deepStrictEqual(restored, input);
+  });
+
+  test('provenance that names nothing stored leaves the message the caller\'s own object', () => {
+    const input = [{ id: 'x', role: 'user', content: LONG }, stale('y', ['ghost']), stale('z', ['z'])];
+    const result = compress(input, { recencyWindow: 0 });
+    assert.equal(result.messages[1], input[1]);
+    assert.equal(result.messages[2], input[2]);
+    assert.deepEqual(Object.keys(result.verbatim), ['x']);
+    assert.deepStrictEqual(uncompress(result.messages, result.verbatim).messages, input);
+  });
+});

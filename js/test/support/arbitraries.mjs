@@ -126,11 +126,35 @@ const metadata = fc.option(
 );
 
 /**
+ * A message that arrives carrying `metadata._cce_original` it did not get from this round: a
+ * summary an app copied, one from an earlier round, or one naming ids that exist nowhere. The ids
+ * it names: earlier messages of the same conversation (which may be compressed now), ids that
+ * come later, its own id, or nothing present.
+ */
+const carriesOriginal = fc
+  .record({
+    role: fc.constantFrom('user', 'assistant'),
+    content,
+    names: fc.array(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.nat().map((of) => ({ of })) },
+        fc.constantFrom('ghost', 'cce_sum_3t3a', '').map((ghost) => ({ ghost })),
+        fc.constant({ self: true }),
+        fc.integer({ min: 1, max: 3 }).map((ahead) => ({ ahead })),
+      ),
+      { maxLength: 3 },
+    ),
+    summaryId: fc.option(fc.constantFrom('s', 'cce_sum_3t3a'), { nil: undefined }),
+    version: fc.nat(3),
+  })
+  .map((t) => [{ kind: 'carrier', ...t }]);
+
+/**
  * One turn of a conversation: a plain message, an assistant message with tool calls followed by
  * exactly one result per call (results possibly out of order), or an exact / near duplicate of an
  * earlier message's content. Ids are assigned later.
  */
-const turn = fc.oneof(
+const turnKinds = [
   {
     weight: 10,
     arbitrary: fc
@@ -186,7 +210,10 @@ const turn = fc.oneof(
       .tuple(fc.nat(), fc.constantFrom('exact', 'exact', 'near'), fc.integer({ min: 1, max: 3 }))
       .map(([of, how, times]) => Array.from({ length: times }, () => ({ kind: 'dup', of, how }))),
   },
-);
+];
+const turn = fc.oneof(...turnKinds);
+/** The same turns, and messages that carry `_cce_original` from elsewhere (carriesOriginal). */
+const turnOrCarrier = fc.oneof(...turnKinds, { weight: 6, arbitrary: carriesOriginal });
 
 /** Resolves turns into messages with unique string ids and well-formed tool call pairs. */
 function assemble(turns, prefix) {
@@ -212,6 +239,26 @@ function assemble(turns, prefix) {
           role: 'assistant',
           content: t.content,
           tool_calls: pendingCalls,
+        });
+      } else if (t.kind === 'carrier') {
+        const own = id();
+        const ids = t.names.map((name) => {
+          if (name.of !== undefined) {
+            return messages.length === 0 ? 'ghost' : messages[name.of % messages.length].id;
+          }
+          if (name.ghost !== undefined) return name.ghost;
+          if (name.self) return own;
+          return `${prefix}${messages.length + name.ahead}`;
+        });
+        const original = { ids };
+        if (t.summaryId !== undefined) original.summary_id = t.summaryId;
+        original.version = t.version;
+        messages.push({
+          id: own,
+          index: messages.length,
+          role: t.role,
+          content: t.content,
+          metadata: { _cce_original: original },
         });
       } else if (t.kind === 'result') {
         messages.push({
@@ -245,9 +292,14 @@ function assemble(turns, prefix) {
   return messages;
 }
 
-/** A conversation: 0 to `maxTurns` turns; ids `${prefix}0`, `${prefix}1`, ... */
-export function conversation({ maxTurns = 20, prefix = 'm' } = {}) {
-  return fc.array(turn, { maxLength: maxTurns }).map((turns) => assemble(turns, prefix));
+/**
+ * A conversation: 0 to `maxTurns` turns; ids `${prefix}0`, `${prefix}1`, ... With `carriers`,
+ * some messages carry `_cce_original` naming other messages of it, later ids, or nothing.
+ */
+export function conversation({ maxTurns = 20, prefix = 'm', carriers = false } = {}) {
+  return fc
+    .array(carriers ? turnOrCarrier : turn, { maxLength: maxTurns })
+    .map((turns) => assemble(turns, prefix));
 }
 
 /** Option fields shared by both modes (JSON-only: they also go to the native CLI). */
