@@ -130,9 +130,9 @@ CompressResult compressWithBudget(const std::vector<Message>& messages,
   if (!result.budget->fits) forceConverge(messages, options, result, ladder ? &kinds : nullptr);
   if (result.pending || !ladder) return result;
   if (!result.budget->fits) {
-    // When the required messages alone exceed the budget, the smallest plan the ladder reaches is
-    // kept (a smaller budget then never gives more tokens than a larger one that fits).
-    escalate(messages, options, memo, protection, result, kinds, !protection.requiredFits);
+    // Whether or not it gets there, the smallest plan the ladder reaches is kept (a smaller budget
+    // then never gives more tokens than a larger one).
+    escalate(messages, options, memo, protection, result, kinds);
     if (result.pending) return result;
     if (!result.budget->fits && !protection.requiredFits) {
       result.budget->blocking = protection.required;

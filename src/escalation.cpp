@@ -312,15 +312,21 @@ class Ladder {
     return changed;
   }
 
-  // Step 7: clear what is left, oldest first — with the note where that is shorter, then, if that
-  // is still not enough, with an empty content.
+  // Step 7: clear what is left, oldest first, with the note where that is shorter, then with an
+  // empty content where a provider accepts one (a tool result; an assistant message whose tool
+  // calls remain, whose emptied text block the format adapters drop) and with the bare marker
+  // elsewhere: an empty user text is a request Anthropic rejects, and a request that does not fit
+  // is better than one that cannot be sent.
   bool clearRest() {
     bool changed = false;
     for (std::size_t k = 0; k < result_.messages.size() && !fits(); ++k) {
       if (editable(k) && clearEntry(k)) changed = true;
     }
     for (std::size_t k = 0; k < result_.messages.size() && !fits(); ++k) {
-      if (editable(k) && replaceContent(k, U16())) changed = true;
+      if (!editable(k)) continue;
+      const Message& m = messages_[result_.messages[k].source];
+      const bool mayBeEmpty = isToolResult(m) || m.hasToolCalls;
+      if (replaceContent(k, mayBeEmpty ? U16() : U16(u"[cce:cleared]"))) changed = true;
     }
     return changed;
   }
@@ -814,10 +820,7 @@ ProtectedMessages findProtected(const std::vector<Message>& messages,
 
 EscalationStep escalate(const std::vector<Message>& messages, const CompressOptions& options,
                         PipelineMemo& memo, const ProtectedMessages& protection,
-                        CompressResult& result, std::vector<EntryKind>& kinds, bool keepPartial) {
-  // The ladder is all or nothing: a plan that still does not fit keeps the search's result.
-  CompressResult before = result;
-  std::vector<EntryKind> kindsBefore = kinds;
+                        CompressResult& result, std::vector<EntryKind>& kinds) {
   Ladder ladder(messages, options, memo, protection, result, kinds);
   EscalationStep step = EscalationStep::None;
   auto attempt = [&](bool (Ladder::*run)(), EscalationStep reached) {
@@ -837,12 +840,8 @@ EscalationStep escalate(const std::vector<Message>& messages, const CompressOpti
     result.pending = true;
     return step;
   }
-  if (!result.budget->fits && !keepPartial) {
-    result = std::move(before);
-    kinds = std::move(kindsBefore);
-    result.budget->blocking = std::move(irreducible);
-    return EscalationStep::None;
-  }
+  // A plan that still does not fit is kept as the ladder left it, the smallest it could reach: a
+  // smaller budget then never gives more tokens than a larger one.
   if (!result.budget->fits) result.budget->blocking = std::move(irreducible);
   return step;
 }

@@ -93,16 +93,13 @@ enum class EscalationStep {
 };
 
 /// Runs the ladder on a safe-mode budget result that does not fit after the search and
-/// forceConverge (`kinds` describes its entries), when the required messages alone fit. On
-/// success `result` is the escalated plan (statistics and ratios recomputed) and the step that made
-/// it fit is returned (`kinds` stays parallel to its entries); otherwise `result` and `kinds` are
-/// left as they were, `result.budget->blocking` is filled, and None is returned. A pending hook sets
+/// forceConverge (`kinds` describes its entries). `result` becomes the escalated plan (statistics
+/// and ratios recomputed; `kinds` stays parallel to its entries) and the last step it took is
+/// returned. A plan that still does not fit is kept as the ladder left it, the smallest it could
+/// reach, with `result.budget->blocking` naming what no step could reduce. A pending hook sets
 /// `result.pending`.
-/// With `keepPartial` (the required messages alone exceed the budget) a plan that does not fit is
-/// kept as the ladder left it: the smallest it could reach.
 EscalationStep escalate(const std::vector<Message>& messages, const CompressOptions& options,
                         PipelineMemo& memo, const ProtectedMessages& protection,
-                        CompressResult& result, std::vector<EntryKind>& kinds,
-                        bool keepPartial = false);
+                        CompressResult& result, std::vector<EntryKind>& kinds);
 
 }  // namespace cce

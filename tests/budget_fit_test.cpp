@@ -300,7 +300,7 @@ TEST_SUITE("budget fit") {
 
   TEST_CASE("properties over generated agent sessions") {
     const double shares[] = {0.9, 0.6, 0.4, 0.25, 0.15, 0.08, 0.03};
-    std::size_t feasible = 0, infeasible = 0, cleared = 0, notMonotone = 0;
+    std::size_t feasible = 0, infeasible = 0, cleared = 0, notMonotone = 0, overByMarkers = 0;
     double spent = 0;  // Σ tokens / budget over the feasible runs
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
       CAPTURE(seed);
@@ -336,9 +336,17 @@ TEST_SUITE("budget fit") {
         const bool fits = r.find(u"fits")->boolean;
         if (mustTokens <= budget) {
           ++feasible;
-          spent += tokens / budget;
-          CHECK(fits);
-          CHECK(tokens <= budget);
+          spent += std::min(tokens, budget) / budget;
+          // A user or plain assistant text is never emptied (an empty text is a request Anthropic
+          // rejects): its bare [cce:cleared] marker is the only thing that may keep a feasible
+          // budget from being met, and then fits says so.
+          double markers = 0;
+          for (const Value& m : out.items) {
+            if (m.find(u"content")->string == u"[cce:cleared]") markers += tokensOf(m);
+          }
+          CHECK(tokens <= budget + markers);
+          CHECK(fits == (tokens <= budget));
+          if (!fits) ++overByMarkers;
           // The room goes to the newest content: no message replaced on its own would still fit.
           if (tokens < budget) {
             for (const Value& m : out.items) {
@@ -368,9 +376,11 @@ TEST_SUITE("budget fit") {
       }
     }
     MESSAGE("feasible " << feasible << ", infeasible " << infeasible << ", cleared notes "
-                        << cleared << ", not monotone " << notMonotone
+                        << cleared << ", over by markers " << overByMarkers << ", not monotone "
+                        << notMonotone
                         << ", mean tokens / budget " << spent / static_cast<double>(feasible));
     CHECK(feasible > 250);
+    CHECK(overByMarkers * 50 < feasible);  // rare: at the 3 % budgets only
     CHECK(spent / static_cast<double>(feasible) > 0.97);  // the room is spent, not left over
     CHECK(infeasible > 10);
     CHECK(cleared > 100);

@@ -398,10 +398,12 @@ TEST_SUITE("escalation") {
     CHECK(root.find(u"blockingIds") == nullptr);
   }
 
-  TEST_CASE("a ladder that cannot reach the budget leaves the truncation result alone") {
+  TEST_CASE("a ladder that cannot reach the budget keeps the smallest plan it reached") {
     // JSON is never summarised, so forceConverge truncates it. An image costs 765 tokens whatever
-    // its text becomes and cannot carry a stub, so no step reaches the budget: the plan stays as
-    // truncation made it, and blockingIds names the image and the required messages.
+    // its text becomes and cannot carry a stub, so no step reaches the budget: the ladder's
+    // smallest plan is kept, the JSON message cleared to the bare marker (a user text is never
+    // emptied), and blockingIds names what no step could reduce: that marker, the image and the
+    // required messages.
     std::string items;
     for (int i = 0; items.size() < 780; ++i) {
       items += (i ? "," : "") + std::string("{\\\"k\\\":") + std::to_string(i) + "}";
@@ -415,11 +417,11 @@ TEST_SUITE("escalation") {
         {msg("big", "user", json), msg("sys", "system", "Be brief."), image, msg("now", "user", "now")});
     Value safe = compressed(messages, "{\"tokenBudget\":100}");
     CHECK_FALSE(safe.find(u"fits")->boolean);
-    CHECK(content(safe.find(u"messages")->items[0]).rfind("[truncated \u2014 ", 0) == 0);
+    CHECK(content(safe.find(u"messages")->items[0]) == "[cce:cleared]");
     REQUIRE(safe.find(u"blockingIds") != nullptr);
-    CHECK(cce::js::toJson(*safe.find(u"blockingIds")) == "[\"sys\",\"img\",\"now\"]");
-    CHECK(stat(safe, u"messages_truncated") == 1);
-    CHECK(stat(safe, u"messages_omitted") == 0);
+    CHECK(cce::js::toJson(*safe.find(u"blockingIds")) == "[\"big\",\"sys\",\"img\",\"now\"]");
+    CHECK(stat(safe, u"messages_truncated") == 0);  // cleared, which counts as omitted
+    CHECK(stat(safe, u"messages_omitted") == 1);
     CHECK(roundTripDiff(safe, messages) == "");
   }
 
