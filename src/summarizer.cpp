@@ -511,8 +511,13 @@ int scoreSentence(View s) {
   Signals sig;
   match::WordScanner words(s);
   match::Word w;
-  auto all = [](std::size_t, std::uint8_t, std::uint8_t, std::size_t) { return true; };
-  while (words.next<false>(all, w) == match::Next::kWord) {
+  // Only words that can add a signal reach scoreWord, as in collectUnits: the default mode scores
+  // every sentence this way, and most words (lower case, with a vowel) can add none.
+  for (;;) {
+    const bool pending = !sig.emphasis;
+    auto wanted = [s, pending](std::size_t b, std::uint8_t first, std::uint8_t rest,
+                               std::size_t len) { return mayScore(s, b, first, rest, len, pending); };
+    if (words.next<false>(wanted, w) != match::Next::kWord) break;
     scoreWord(s, w, match::Fraction::kAllowed, sig);
   }
   return unitScore(s, sig, match::countGrepRefs(s));
