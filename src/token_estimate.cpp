@@ -480,6 +480,23 @@ const PairTables& pairTables() {
   return tables;
 }
 
+struct GeneralStep {
+  std::size_t i;      // past the unit (and the low surrogate of a pair with it)
+  std::uint32_t row;  // next state * kPairRow
+  std::uint32_t milli;
+};
+
+// The unit at `i` of [i, end) after the state of `row` (state * kPairRow), read as Reader reads.
+CCE_NOINLINE GeneralStep generalStep(const char16_t* s, std::size_t i, std::size_t end,
+                                     std::uint32_t row) {
+  Reader reader(s, i, end);
+  CostSink sink;
+  sink.row = (row / kPairRow) * kUnitCount;
+  sink.advance(reader.read(sink));
+  return {reader.position(), (sink.row / kUnitCount) * kPairRow,
+          static_cast<std::uint32_t>(sink.milli)};
+}
+
 // A pass over [i, end) that starts in a state of the automaton and reads units as Reader does;
 // `s[i - 1]` is the unit before (none at the start of the text).
 struct FastScan {
@@ -491,15 +508,13 @@ struct FastScan {
 
   bool done() const { return i >= end; }
 
-  // One unit by the general step (and the low surrogate of a pair with it).
-  CCE_NOINLINE void general() {
-    Reader reader(s, i, end);
-    CostSink sink;
-    sink.row = (row / kPairRow) * kUnitCount;
-    sink.advance(reader.read(sink));
-    milli += sink.milli;
-    i = reader.position();
-    row = (sink.row / kUnitCount) * kPairRow;
+  // One unit by the general step. Out of line, and by value: a scan whose fields escaped through
+  // `this` would keep its state in memory, and every step would wait for a store to reach a load.
+  void general() {
+    const GeneralStep g = generalStep(s, i, end, row);
+    i = g.i;
+    row = g.row;
+    milli += g.milli;
   }
 
   // Two plain units, or one unit when only one is left or the next two are not both plain.
