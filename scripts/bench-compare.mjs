@@ -8,9 +8,10 @@
 //   cp -r dist /tmp/dist-before     # before a change; rebuild; then
 //   node scripts/bench-compare.mjs /tmp/dist-before dist [--rounds N] [--only SUBSTR]
 //
-// Cases: the scale session (defaults; 30 % budget + forceConverge), every conversation of
-// oasst1 and hh-rlhf (µs per call, defaults) and the 13-message coding-assistant conversation
-// (µs per call), each in the default mode and under compat "cce-1.0". The outputs of the two
+// Cases: the scale session (defaults; 30 % budget + forceConverge; medians over the rounds), every
+// conversation of oasst1 and hh-rlhf and the 13-message coding-assistant conversation (µs per
+// call: each conversation's median, averaged), each in the default mode and under compat
+// "cce-1.0". The outputs of the two
 // builds are compared too (JSON text): a speed change must not change a byte.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -52,7 +53,8 @@ const coding = JSON.parse(
   readFileSync(sharedPath('data/bench/coding-assistant.json'), 'utf8'),
 ).messages;
 
-/** One case: `run(compress)` does the work once and returns [ms, output text]. */
+/** The cases: `run(compress)` does the work once and returns [ms, output]; a per-call case lists
+ * its conversations instead. */
 const cases = [];
 for (const [mode, extra] of [
   ['default', {}],
@@ -78,47 +80,76 @@ for (const [mode, extra] of [
       return [performance.now() - t0, out];
     },
   });
-  for (const [label, conversations, repeat] of [
-    ['oasst1 (100 conversations)', oasst, 20],
-    ['hh-rlhf (2,312 conversations)', hh, 2],
-    ['coding assistant (13 messages)', [coding], 2000],
+  for (const [label, conversations] of [
+    ['oasst1 (100 conversations)', oasst],
+    ['hh-rlhf (2,312 conversations)', hh],
+    ['coding assistant (13 messages)', [coding]],
   ]) {
     cases.push({
       name: `${label}, per call (${mode})`,
       unit: 'µs',
-      run(compress) {
-        const outs = [];
-        const t0 = performance.now();
-        for (let r = 0; r < repeat; r++) {
-          for (const c of conversations) {
-            const out = compress(c, { ...extra });
-            if (r === 0) outs.push(out);
-          }
-        }
-        const us = ((performance.now() - t0) * 1000) / (repeat * conversations.length);
-        return [us, outs];
-      },
+      perConversation: conversations,
+      options: extra,
     });
   }
 }
-
 const selected = cases.filter((c) => c.name.includes(only));
 console.log(`A = ${builds[0].name}, B = ${builds[1].name}; ${rounds} rounds, medians`);
 console.log(`${'case'.padEnd(58)}${'A'.padStart(10)}${'B'.padStart(10)}  B/A   output`);
-for (const c of selected) {
-  const times = builds.map(() => []);
-  const texts = builds.map(() => undefined);
-  for (const b of builds) c.run(b.compress); // warm-up
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? [0, 1] : [1, 0];
-    for (const k of order) {
-      const [t, out] = c.run(builds[k].compress);
-      times[k].push(t);
-      if (r === 0) texts[k] = JSON.stringify(out);
-    }
+/**
+ * A per-call case: each conversation's median over the rounds (the builds alternating call by
+ * call), averaged over the conversations. A median per call, not the time of a whole pass: on
+ * this shared machine a pass of thousands of calls is preempted by other processes, which a
+ * single call rarely is.
+ */
+function perCall(c) {
+  const rounds = c.perConversation.length === 1 ? 2001 : 15;
+  const sums = builds.map(() => 0);
+  const texts = builds.map(() => []);
+  for (let w = 0; w < 5; w++) {
+    for (const b of builds) for (const m of c.perConversation) b.compress(m, { ...c.options });
   }
-  const [a, b] = times.map(median);
-  const same = texts[0] === texts[1] ? 'same' : 'DIFFERS';
+  for (const messages of c.perConversation) {
+    const samples = builds.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) {
+        const t0 = performance.now();
+        const out = builds[k].compress(messages, { ...c.options });
+        samples[k].push(performance.now() - t0);
+        if (r < 2) texts[k].push(JSON.stringify(out));
+      }
+    }
+    samples.forEach((s, k) => (sums[k] += median(s)));
+  }
+  return [
+    sums.map((sum) => (sum * 1000) / c.perConversation.length),
+    texts.map((t) => t.join('\n')),
+  ];
+}
+
+for (const c of selected) {
+  let a;
+  let b;
+  let same;
+  if (c.perConversation) {
+    const [times, texts] = perCall(c);
+    [a, b] = times;
+    same = texts[0] === texts[1] ? 'same' : 'DIFFERS';
+  } else {
+    const times = builds.map(() => []);
+    const texts = builds.map(() => undefined);
+    for (const b of builds) c.run(b.compress); // warm-up
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? [0, 1] : [1, 0];
+      for (const k of order) {
+        const [t, out] = c.run(builds[k].compress);
+        times[k].push(t);
+        if (r === 0) texts[k] = JSON.stringify(out);
+      }
+    }
+    [a, b] = times.map(median);
+    same = texts[0] === texts[1] ? 'same' : 'DIFFERS';
+  }
   console.log(
     `${c.name.padEnd(58)}${(a.toFixed(1) + ' ' + c.unit).padStart(10)}${(b.toFixed(1) + ' ' + c.unit).padStart(10)}` +
       `  ${(b / a).toFixed(2)}  ${same}`,

@@ -73,22 +73,27 @@ function measurePair(json, options, runs) {
 }
 
 /**
- * Per-call time (µs) of compressing every conversation of `conversations` once, both modes
- * interleaved by round; medians over the rounds.
+ * Per-call time (µs) over `conversations`, both modes: each conversation's median over `rounds`
+ * calls in each mode (the modes alternating call by call), averaged over the conversations. A
+ * median per call, not the time of a whole pass: on this shared machine a pass of thousands of
+ * calls is preempted by other processes, which a single call rarely is.
  */
-function perCall(conversations, options, rounds, repeat) {
+function perCall(conversations, options, rounds) {
   const modes = [{ ...options, ...COMPAT }, { ...options }];
-  const samples = [[], []];
-  const pass = (o) => {
-    const t0 = performance.now();
-    for (let r = 0; r < repeat; r++) for (const c of conversations) compress(c, o);
-    return ((performance.now() - t0) * 1000) / (repeat * conversations.length);
-  };
-  for (const o of modes) pass(o); // warm-up
-  for (let r = 0; r < rounds; r++) {
-    for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) samples[k].push(pass(modes[k]));
+  for (let w = 0; w < 5; w++) for (const o of modes) for (const c of conversations) compress(c, o);
+  const sums = [0, 0];
+  for (const c of conversations) {
+    const samples = [[], []];
+    for (let r = 0; r < rounds; r++) {
+      for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) {
+        const t0 = performance.now();
+        compress(c, modes[k]);
+        samples[k].push(performance.now() - t0);
+      }
+    }
+    for (let k = 0; k < 2; k++) sums[k] += median(samples[k]);
   }
-  return samples.map(median);
+  return sums.map((sum) => (sum * 1000) / conversations.length);
 }
 
 const ratio = (reference, t) => (reference === undefined ? undefined : reference / t);
@@ -192,18 +197,15 @@ const REFERENCE_PER_CALL_US = {
 };
 header('real conversations and a typical small one, defaults (µs per call)', 'µs');
 const realDir = new URL('data/real/', shared);
-for (const [file, repeat] of [
-  ['oasst1_en100_best_path.json', 20],
-  ['hh_rlhf_harmless_base_test.json', 2],
-]) {
+for (const file of ['oasst1_en100_best_path.json', 'hh_rlhf_harmless_base_test.json']) {
   const conversations = JSON.parse(readFileSync(new URL(file, realDir), 'utf8'));
-  const [compat, safe] = perCall(conversations, {}, quick ? 3 : 9, repeat);
+  const [compat, safe] = perCall(conversations, {}, quick ? 5 : 15);
   row(`${file.replace('.json', '').replace('_harmless_base_test', '').replace('_en100_best_path', '')} (${conversations.length} conversations)`, REFERENCE_PER_CALL_US[file], [{ total: compat }, { total: safe }], 1);
 }
 {
   const scenario = JSON.parse(readFileSync(new URL('coding-assistant.json', benchDir), 'utf8'));
   const reference = oracle.scenarios.find((s) => s.file === 'coding-assistant.json')?.v1?.defaults?.median_ms;
-  const [compat, safe] = perCall([scenario.messages], {}, quick ? 3 : 9, quick ? 500 : 2000);
+  const [compat, safe] = perCall([scenario.messages], {}, quick ? 201 : 2001);
   row(
     `typical: ${scenario.name} (${scenario.messages.length} messages)`,
     reference === undefined ? undefined : reference * 1000,
