@@ -23,6 +23,7 @@ struct GroupOutcome {
   bool reverted = false;  // the size guard kept the originals
   U16 content;
   U16 summaryId;
+  std::optional<double> scriptTokens;  // memoised outcomes: the script estimate of `content`
 };
 
 struct PipelineMemo {
