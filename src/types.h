@@ -126,7 +126,9 @@ struct CountedMessage {
   const Message* source = nullptr;    // the input message the output is built from
   std::size_t sourceIndex = 0;
   const U16* content = nullptr;       // replacement content, or nullptr for the source's own
+#ifndef CCE_NO_REMEMBERED_ESTIMATES
   std::optional<double>* contentScriptTokens = nullptr;  // its remembered estimate, if it has one
+#endif
   bool hasNewOriginal = false;        // carries a freshly written metadata._cce_original
   const struct Provenance* provenance = nullptr;  // that _cce_original, when hasNewOriginal
   bool ensureMetadata = false;        // forceConverge clone: `metadata: {}` added when missing
@@ -187,6 +189,10 @@ struct Provenance {
 ///
 /// A replaced text remembers its script-aware token estimate until the text changes (every
 /// assignment forgets it): a budget search counts the same summaries on every run, twice per run.
+/// The size-built module (wasm/CMakeLists.txt) estimates them again each time: 0.35 KB gzip.
+#ifdef CCE_NO_REMEMBERED_ESTIMATES
+using ReplacementContent = std::optional<U16>;
+#else
 class ReplacementContent {
  public:
   ReplacementContent() = default;
@@ -206,6 +212,7 @@ class ReplacementContent {
   std::optional<U16> text_;
   mutable std::optional<double> scriptTokens_;
 };
+#endif
 
 struct OutputMessage {
   std::size_t source = 0;
