@@ -35,6 +35,12 @@ const MIN_COMPRESSIBLE_LENGTH = 120;
 const DEFAULT_RECENCY_WINDOW = 4;
 const DEFAULT_PRESERVE: readonly string[] = ['system'];
 const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;
+/**
+ * With a budget, the contents' tokens are counted here first; past this many UTF-16 units the
+ * engine is asked straight away: it counts them anyway when they do not fit, and on a long input
+ * the count, not the boundary, is the cost (22 ms of the scale session's, counted twice).
+ */
+const BUDGET_CHECK_MAX_UNITS = 32768;
 
 const NUMBER_OPTIONS = [
   'recencyWindow',
@@ -107,6 +113,7 @@ export function answerUnchanged(
   for (const role of preserve) bytes += 16 + 3 * role.length;
   let unchanged = budget === undefined;
   const contents: string[] = [];
+  let units = 0;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as unknown;
     if (typeof m !== 'object' || m === null || Array.isArray(m)) return undefined;
@@ -116,6 +123,8 @@ export function answerUnchanged(
     const roleText = role as string | undefined;
     if (metadata != null && (typeof metadata !== 'object' || (metadata as Obj)._cce_original))
       return undefined;
+    units += content.length;
+    if (budget !== undefined && units > BUDGET_CHECK_MAX_UNITS) return undefined;
     ids.add(id);
     contents.push(content);
     bytes += 64 + 3 * (id.length + content.length + (roleText?.length ?? 0));
@@ -126,6 +135,7 @@ export function answerUnchanged(
         (window > 0 && i >= recentFrom) ||
         (Array.isArray(toolCalls) && toolCalls.length > 0) ||
         (roleText !== undefined && roleText !== '' && preserve.includes(roleText));
+      if (!unchanged) return undefined; // the engine has work to do
     }
   }
   const limit = options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
