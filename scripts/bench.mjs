@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: MIT
-// Speed of the package through its JS API (JS objects in -> JS objects out), with the boundary split:
-//   encode (JS -> bytes) | copy-in (into wasm memory) | wasm call (decode + engine + plan) | parse | rebuild
-// All runs use compat 'cce-1.0', the mode the reference timings belong to, except the scale
-// session's "default mode" rows. The main process runs the Node entry (the speed build,
-// cce-fast.wasm); the size build (cce.wasm) is timed on the scale session in a child process.
-// Prints the scale session, every bench scenario (data/bench), a typical small conversation
-// (µs per call) and the instantiate time. Figures are medians; the 2-core machine is noisy.
+// Speed of the package through its JS API (JS objects in -> JS objects out). Every row runs in both
+// modes, interleaved (one compat run, one default-mode run, and so on), beside the reference's
+// recorded timing and the ratio: compat 'cce-1.0' is the mode the reference's figures belong to,
+// the default mode is what a caller who sets nothing gets. The main process runs the Node entry
+// (the speed build, cce-fast.wasm, and its shortcut for unchanged calls); the size build
+// (cce.wasm) is timed on the scale session in a child process. Rows: the scale session
+// (scale-results.json), every bench scenario (data/bench, oracle-results.json), the oasst1 and
+// hh-rlhf conversations and a typical small conversation (µs per call), then the instantiate time
+// and the session module. Figures are medians; the 2-core machine is noisy. The default mode's
+// time is split at the boundary: encode (JS -> bytes) | copy-in | wasm call (decode + engine +
+// plan) | parse | rebuild.
 //
 //   npm run bench [-- --quick] [-- --runs N]
 import { execFileSync } from 'node:child_process';
@@ -16,11 +20,12 @@ import { fileURLToPath } from 'node:url';
 import { compress } from 'cce-wasm';
 
 import { engineBuild, timings } from '../dist/transport.js';
+import { sharedUrl } from '../js/test/support/shared-data.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const runsArg = args.indexOf('--runs');
-const shared = new URL('../build/testdata/', import.meta.url);  // scripts/testdata.mjs unpacks it
+const shared = sharedUrl();
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const median = (xs) => {
@@ -28,51 +33,86 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const fmt = (x, digits = 1) =>
-  (digits > 1 && Math.abs(x) < 1 ? x.toFixed(3) : x.toFixed(digits)).padStart(8);
+  x === undefined ? '       -' : (digits > 1 && Math.abs(x) < 1 ? x.toFixed(3) : x.toFixed(digits)).padStart(8);
+const COMPAT = { compat: 'cce-1.0' };
 
-/** Median end-to-end time of `compress(parse(json), options)` and the median split of one call. */
-function measure(json, options, runs) {
-  const totals = [];
-  const splits = [];
-  compress(JSON.parse(json), options); // warm-up
-  for (let i = 0; i < runs; i++) {
-    const messages = JSON.parse(json); // fresh objects, as a caller would have them
-    timings.reset();
-    timings.enabled = true;
-    const t0 = performance.now();
-    compress(messages, options);
-    const ms = performance.now() - t0;
-    timings.enabled = false;
-    totals.push(ms);
-    splits.push({ ...timings });
-  }
-  const pick = (key) => median(splits.map((s) => s[key]));
-  const total = median(totals);
-  const wasm = pick('wasmMs');
-  return {
-    total,
-    wasm,
-    encode: pick('encodeMs'),
-    copyIn: pick('copyInMs'),
-    parse: pick('parseMs'),
-    rebuild: pick('rebuildMs'),
-    marshalShare: Math.max(0, (total - wasm) / total),
-  };
+/** One timed call of `compress(fresh copy, options)` with its boundary split. */
+function once(json, options) {
+  const messages = JSON.parse(json); // fresh objects, as a caller would have them
+  timings.reset();
+  timings.enabled = true;
+  const t0 = performance.now();
+  compress(messages, options);
+  const ms = performance.now() - t0;
+  timings.enabled = false;
+  return { ms, ...timings };
 }
 
-function row(name, bytes, m, reference) {
-  const mbps = bytes / 1e6 / (m.total / 1000);
+/**
+ * Medians of `runs` calls in each mode, interleaved so that both see the same machine: the compat
+ * run first on even rounds, the default-mode run first on odd ones.
+ */
+function measurePair(json, options, runs) {
+  const modes = [{ ...options, ...COMPAT }, { ...options }];
+  const samples = [[], []];
+  for (const o of modes) compress(JSON.parse(json), o); // warm-up
+  for (let r = 0; r < runs; r++) {
+    for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) samples[k].push(once(json, modes[k]));
+  }
+  return samples.map((s) => {
+    const pick = (key) => median(s.map((x) => x[key]));
+    return {
+      total: pick('ms'),
+      encode: pick('encodeMs'),
+      copyIn: pick('copyInMs'),
+      wasm: pick('wasmMs'),
+      parse: pick('parseMs'),
+      rebuild: pick('rebuildMs'),
+    };
+  });
+}
+
+/**
+ * Per-call time (µs) over `conversations`, both modes: each conversation's median over `rounds`
+ * calls in each mode (the modes alternating call by call), averaged over the conversations. A
+ * median per call, not the time of a whole pass: on this shared machine a pass of thousands of
+ * calls is preempted by other processes, which a single call rarely is.
+ */
+function perCall(conversations, options, rounds) {
+  const modes = [{ ...options, ...COMPAT }, { ...options }];
+  for (let w = 0; w < 5; w++) for (const o of modes) for (const c of conversations) compress(c, o);
+  const sums = [0, 0];
+  for (const c of conversations) {
+    const samples = [[], []];
+    for (let r = 0; r < rounds; r++) {
+      for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) {
+        const t0 = performance.now();
+        compress(c, modes[k]);
+        samples[k].push(performance.now() - t0);
+      }
+    }
+    for (let k = 0; k < 2; k++) sums[k] += median(samples[k]);
+  }
+  return sums.map((sum) => (sum * 1000) / conversations.length);
+}
+
+const ratio = (reference, t) => (reference === undefined ? undefined : reference / t);
+
+function header(title, unit) {
+  console.log(`\n${title}`);
   console.log(
-    `${name.padEnd(34)}${fmt(m.total, 2)}${fmt(mbps)}${fmt(m.encode, 2)}${fmt(m.copyIn, 2)}${fmt(m.wasm, 2)}` +
-      `${fmt(m.parse, 2)}${fmt(m.rebuild, 2)}${fmt(100 * m.marshalShare)}%${reference === undefined ? '' : fmt(reference, 2)}`,
+    `${'case'.padEnd(50)}${`ref ${unit}`.padStart(9)}${`compat`.padStart(9)}${'x ref'.padStart(7)}` +
+      `${'default'.padStart(9)}${'x ref'.padStart(7)}   default split: encode copyIn  wasm  parse rebuild`,
   );
 }
 
-function header(title) {
-  console.log(`\n${title}`);
+function row(name, reference, [compat, safe], digits = 2) {
+  const split = safe.encode === undefined
+    ? ''
+    : `   ${[safe.encode, safe.copyIn, safe.wasm, safe.parse, safe.rebuild].map((x) => x.toFixed(2).padStart(6)).join(' ')}`;
   console.log(
-    `${'case'.padEnd(34)}${'ms'.padStart(8)}${'MB/s'.padStart(8)}${'encode'.padStart(8)}${'copyIn'.padStart(8)}` +
-      `${'wasm'.padStart(8)}${'parse'.padStart(8)}${'rebuild'.padStart(8)}${'marsh'.padStart(9)}${'ref ms'.padStart(8)}`,
+    `${name.padEnd(50)}${fmt(reference, digits)} ${fmt(compat.total, digits)}${fmt(ratio(reference, compat.total)).slice(1)}x` +
+      `${fmt(safe.total, digits)} ${fmt(ratio(reference, safe.total)).slice(1)}x${split}`,
   );
 }
 
@@ -83,26 +123,19 @@ const scaleRef = JSON.parse(readFileSync(new URL('scale-results.json', scaleDir)
 console.log(
   `engine: the ${engineBuild()} build (the Node entry loads dist/cce-fast.wasm; browsers get dist/cce.wasm)`,
 );
+console.log(
+  'ref = the reference (context-compression-engine 1.0.0) as recorded with the corpus, on this kind of ' +
+    'machine; x ref = how many times faster than it',
+);
 header(
-  `scale session: ${scaleRef.messages} messages, ${(scaleRef.json_bytes / 1e6).toFixed(1)} MB JSON`,
+  `scale session: ${scaleRef.messages} messages, ${(scaleRef.json_bytes / 1e6).toFixed(1)} MB JSON (ms per call)`,
+  'ms',
 );
 const scaleRuns = runsArg >= 0 ? Number(args[runsArg + 1]) : quick ? 2 : 5;
 for (const run of scaleRef.runs.filter((r) => r.engine === 'v1')) {
-  if (quick && Object.keys(run.options).length > 0) continue;
-  const options = { ...run.options, compat: 'cce-1.0' }; // the reference's mode, as it was timed
-  const m = measure(
-    scaleJson,
-    options,
-    run.options.tokenBudget ? Math.min(scaleRuns, 3) : scaleRuns,
-  );
-  row(JSON.stringify(run.options), Buffer.byteLength(scaleJson), m, run.median_ms);
-}
-
-{
-  // The default mode (no compat), which validates, keeps identifiers whole and counts with the
-  // script-aware estimate: what a caller who sets nothing gets.
-  const m = measure(scaleJson, {}, scaleRuns);
-  row('{} default mode', Buffer.byteLength(scaleJson), m);
+  if (quick && Object.keys(run.options).length > 0 && !run.options.tokenBudget) continue;
+  const m = measurePair(scaleJson, run.options, run.options.tokenBudget ? Math.min(scaleRuns, 3) : scaleRuns);
+  row(JSON.stringify(run.options), run.median_ms, m, 1);
 }
 
 // The size build (cce.wasm, what browsers and workers load), in a fresh process through
@@ -112,19 +145,19 @@ for (const run of scaleRef.runs.filter((r) => r.engine === 'v1')) {
     const { init, compress } = await import('cce-wasm/init');
     await init({ wasmBinary: readFileSync('dist/cce.wasm') });
     const json = readFileSync(process.argv[1], 'utf8');
-    const out = {};
-    for (const [label, options] of [['compat', { compat: 'cce-1.0' }], ['default', {}]]) {
-      compress(JSON.parse(json), options);
-      const times = [];
-      for (let i = 0; i < ${scaleRuns}; i++) {
+    const times = { compat: [], default: [] };
+    const modes = [['compat', { compat: 'cce-1.0' }], ['default', {}]];
+    for (const [, options] of modes) compress(JSON.parse(json), options);
+    for (let i = 0; i < ${scaleRuns}; i++) {
+      for (const [label, options] of i % 2 ? [...modes].reverse() : modes) {
         const messages = JSON.parse(json);
         const t0 = performance.now();
         compress(messages, options);
-        times.push(performance.now() - t0);
+        times[label].push(performance.now() - t0);
       }
-      out[label] = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
     }
-    console.log(JSON.stringify(out));`;
+    const med = (t) => t.sort((a, b) => a - b)[Math.floor(t.length / 2)];
+    console.log(JSON.stringify({ compat: med(times.compat), default: med(times.default) }));`;
   const out = JSON.parse(
     execFileSync(
       process.execPath,
@@ -132,16 +165,14 @@ for (const run of scaleRef.runs.filter((r) => r.engine === 'v1')) {
       { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 },
     ),
   );
-  console.log(
-    `size build (dist/cce.wasm, browsers and workers), scale session end to end: ` +
-      `{} ${out.compat.toFixed(1)} ms, default mode ${out.default.toFixed(1)} ms`,
-  );
+  const reference = scaleRef.runs.find((r) => r.engine === 'v1' && Object.keys(r.options).length === 0).median_ms;
+  row('{} size build (cce.wasm, browsers)', reference, [{ total: out.compat }, { total: out.default }], 1);
 }
 
 // ---- bench scenarios ---------------------------------------------------------------------------
 const benchDir = new URL('data/bench/', shared);
 const oracle = JSON.parse(readFileSync(new URL('oracle-results.json', benchDir), 'utf8'));
-header("bench scenarios (shared/data/bench), compat 'cce-1.0', {recencyWindow: 0} and defaults");
+header('bench scenarios (data/bench), {recencyWindow: 0} and defaults (ms per call)', 'ms');
 for (const file of readdirSync(benchDir)
   .filter((f) => f.endsWith('.json') && f !== 'oracle-results.json')
   .sort()) {
@@ -149,39 +180,37 @@ for (const file of readdirSync(benchDir)
   const json = JSON.stringify(scenario.messages);
   const ref = oracle.scenarios.find((s) => s.file === file)?.v1;
   for (const [label, options, refKey] of [
-    ['rw0', { recencyWindow: 0, compat: 'cce-1.0' }, 'bench_main_rw0'],
-    ['defaults', { compat: 'cce-1.0' }, 'defaults'],
+    ['rw0', { recencyWindow: 0 }, 'bench_main_rw0'],
+    ['defaults', {}, 'defaults'],
   ]) {
-    const m = measure(json, options, quick ? 50 : 300);
-    row(
-      `${scenario.name} (${scenario.messages.length}) ${label}`,
-      Buffer.byteLength(json),
-      m,
-      ref?.[refKey]?.median_ms,
-    );
+    const m = measurePair(json, options, quick ? 50 : 300);
+    row(`${scenario.name} (${scenario.messages.length}) ${label}`, ref?.[refKey]?.median_ms, m, 3);
   }
 }
 
-// ---- a typical 10-50 message conversation --------------------------------------------------------
+// ---- many small conversations, and a typical one ---------------------------------------------------
+// The reference's per-call times of oasst1 and hh-rlhf are not in the corpus: these are issue 22's,
+// measured side by side with it in one Node process on this kind of machine.
+const REFERENCE_PER_CALL_US = {
+  'oasst1_en100_best_path.json': 18,
+  'hh_rlhf_harmless_base_test.json': 28,
+};
+header('real conversations and a typical small one, defaults (µs per call)', 'µs');
+const realDir = new URL('data/real/', shared);
+for (const file of ['oasst1_en100_best_path.json', 'hh_rlhf_harmless_base_test.json']) {
+  const conversations = JSON.parse(readFileSync(new URL(file, realDir), 'utf8'));
+  const [compat, safe] = perCall(conversations, {}, quick ? 5 : 15);
+  row(`${file.replace('.json', '').replace('_harmless_base_test', '').replace('_en100_best_path', '')} (${conversations.length} conversations)`, REFERENCE_PER_CALL_US[file], [{ total: compat }, { total: safe }], 1);
+}
 {
   const scenario = JSON.parse(readFileSync(new URL('coding-assistant.json', benchDir), 'utf8'));
-  const messages = scenario.messages;
-  const calls = quick ? 500 : 5000;
-  const options = { compat: 'cce-1.0' };
-  for (let i = 0; i < 200; i++) compress(messages, options); // warm-up
-  const times = [];
-  for (let i = 0; i < calls; i++) {
-    const t0 = performance.now();
-    compress(messages, options);
-    times.push(performance.now() - t0);
-  }
-  const sorted = times.sort((a, b) => a - b);
-  const us = (q) =>
-    (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 1000).toFixed(1);
-  const mean = ((times.reduce((a, b) => a + b, 0) / calls) * 1000).toFixed(1);
-  console.log(
-    `\ntypical conversation (${scenario.name}, ${messages.length} messages, defaults), µs per call over ${calls} calls: ` +
-      `median ${us(0.5)}, p90 ${us(0.9)}, mean ${mean} (the mean includes preemption by other processes)`,
+  const reference = oracle.scenarios.find((s) => s.file === 'coding-assistant.json')?.v1?.defaults?.median_ms;
+  const [compat, safe] = perCall([scenario.messages], {}, quick ? 201 : 2001);
+  row(
+    `typical: ${scenario.name} (${scenario.messages.length} messages)`,
+    reference === undefined ? undefined : reference * 1000,
+    [{ total: compat }, { total: safe }],
+    1,
   );
 }
 

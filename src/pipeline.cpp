@@ -140,8 +140,28 @@ const GroupOutcome& summarized(const std::vector<Message>& messages, std::size_t
   }
   auto key = std::make_pair(begin, end);
   auto it = memo->groups.find(key);
-  if (it == memo->groups.end()) it = memo->groups.emplace(key, compute()).first;
+  if (it == memo->groups.end()) {
+    GroupOutcome outcome = compute();
+#ifndef CCE_NO_REMEMBERED_ESTIMATES
+    // Every run of a budget search counts this summary's tokens: estimated once here.
+    if (!outcome.reverted && !options.tokenCounter &&
+        tokenEstimateOf(options) == TokenEstimate::Script) {
+      outcome.scriptTokens = estimateTokens(outcome.content);
+    }
+#endif
+    it = memo->groups.emplace(key, std::move(outcome)).first;
+  }
   return it->second;
+}
+
+// A memoised summary's estimate goes with its text into the run's output.
+void rememberEstimate(OutputMessage& out, const GroupOutcome& outcome) {
+#ifdef CCE_NO_REMEMBERED_ESTIMATES
+  (void)out;
+  (void)outcome;
+#else
+  out.content.scriptTokens() = outcome.scriptTokens;
+#endif
 }
 
 }  // namespace
@@ -159,6 +179,9 @@ CountedMessage countedOutput(const std::vector<Message>& messages, const OutputM
   counted.source = &messages[out.source];
   counted.sourceIndex = out.source;
   counted.content = out.content ? &*out.content : nullptr;
+#ifndef CCE_NO_REMEMBERED_ESTIMATES
+  counted.contentScriptTokens = out.content ? &out.content.scriptTokens() : nullptr;
+#endif
   counted.hasNewOriginal = out.provenance.has_value();
   counted.provenance = out.provenance ? &*out.provenance : nullptr;
   counted.ensureMetadata = out.ensureMetadata;
@@ -225,7 +248,16 @@ double estimateMessageTokens(const CountedMessage& message, const CompressOption
   const Message& source = *message.source;
   // A replaced text goes back into the parts (the first text part), the other parts stay.
   const double parts = nonTextTokens(source, options);
-  if (message.content) return estimateTextTokens(*message.content, options) + parts;
+  if (message.content) {
+#ifndef CCE_NO_REMEMBERED_ESTIMATES
+    if (message.contentScriptTokens && tokenEstimateOf(options) == TokenEstimate::Script) {
+      std::optional<double>& remembered = *message.contentScriptTokens;
+      if (!remembered) remembered = estimateTokens(*message.content);
+      return *remembered + parts;
+    }
+#endif
+    return estimateTextTokens(*message.content, options) + parts;
+  }
   if (tokenEstimateOf(options) == TokenEstimate::Chars) {
     return defaultTokenCount(source.length()) + parts;
   }
@@ -397,6 +429,7 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
           keep(i);
         } else {
           replace(i, i + 1, outcome.content, outcome.summaryId);
+          rememberEstimate(result.messages.back(), outcome);
           ++stats.messagesCompressed;
         }
         ++i;
@@ -417,6 +450,7 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
           for (std::size_t k = i; k < end; ++k) keep(k);
         } else {
           replace(i, end, outcome.content, outcome.summaryId);
+          rememberEstimate(result.messages.back(), outcome);
           stats.messagesCompressed += end - i;
         }
         i = end;

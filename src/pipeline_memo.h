@@ -23,6 +23,9 @@ struct GroupOutcome {
   bool reverted = false;  // the size guard kept the originals
   U16 content;
   U16 summaryId;
+#ifndef CCE_NO_REMEMBERED_ESTIMATES
+  std::optional<double> scriptTokens;  // memoised outcomes: the script estimate of `content`
+#endif
 };
 
 struct PipelineMemo {

@@ -365,6 +365,7 @@ class Reader {
         before_(begin > 0 ? s[begin - 1] : u'a') {}
 
   bool done() const { return i_ >= end_; }
+  std::size_t position() const { return i_; }
 
   // Once per UTF-16 unit: always inlined into the pass (see compiler.h), its rare surrogate path
   // never. The code point's feature goes to `extra` (a sink's add).
@@ -405,36 +406,164 @@ void scan(const char16_t* s, std::size_t begin, std::size_t end, Sink& sink) {
   while (!reader.done()) sink.advance(reader.read(sink));
 }
 
-// The size-built module (wasm/CMakeLists.txt) scans serially: the interleaved pass below holds the
-// automaton three more times over (0.56 KB gzip of cce.wasm), and no difference in its speed
-// showed through the noise of the scale session.
+// The size-built module (wasm/CMakeLists.txt) scans serially through the general step: the
+// speed build's scan below holds the automaton twice more (the ASCII table's filling and the
+// interleaved loop: 0.56 KB gzip of cce.wasm for the interleaving alone).
 #ifdef CCE_NO_INTERLEAVED_ESTIMATE
 constexpr bool kInterleavedScan = false;
 #else
 constexpr bool kInterleavedScan = true;
 #endif
 
+// ---- the speed build's scan: plain ASCII units two at a time -----------------------------------
+// Nearly every unit of a chat is ASCII, and no ASCII unit but a control is a symbol (the only unit
+// whose meaning depends on the unit before it) or a surrogate. The other ASCII units ("plain")
+// fall into six of the automaton's unit kinds, so two of them make one of 36 pairs: one load of a
+// table indexed by state and pair takes both steps, which halves the chain of dependent loads the
+// pass is made of and skips the repeat and surrogate tests. Any other unit takes the general step.
+
+// The kind of each ASCII unit in the pair table: 0-5 for plain units, kNotPlain for the others.
+constexpr std::uint8_t kNotPlain = 64;
+constexpr std::uint32_t kPairRow = 64;     // a state's row: pairs at 8 * first + second (< 48) ...
+constexpr std::uint32_t kSingleSlot = 56;  // ... and single units at 56 + kind
+
+constexpr std::uint8_t plainKind(Unit u) {
+  switch (u) {
+    case kULower: return 0;
+    case kUUpper: return 1;
+    case kUDigit: return 2;
+    case kUBlank: return 3;
+    case kUNewline: return 4;
+    case kUPunct: return 5;
+    default: return kNotPlain;
+  }
+}
+constexpr Unit kPlainUnits[6] = {kULower, kUUpper, kUDigit, kUBlank, kUNewline, kUPunct};
+
+struct PairTransition {
+  std::uint16_t milli;    // the cost of both steps (or of the single one)
+  std::uint16_t nextRow;  // next state * kPairRow
+};
+static_assert(kStateCount * kPairRow <= 0xFFFF, "pair rows must fit in 16 bits");
+
+struct PairTables {
+  std::uint8_t kind[128];
+  PairTransition pairs[kStateCount * kPairRow];
+};
+
+// Filled on first use (zero-initialised storage again).
+const PairTables& pairTables() {
+  static PairTables tables;
+  static const bool ready = [] {
+    const Unit* const unitOf = unitTable();
+    for (char16_t c = 0; c < 128; ++c) {
+      // Controls are symbols (see unitTable): they may repeat, so they take the general step.
+      tables.kind[c] = unitOf[c] == kUSymbol ? kNotPlain : plainKind(unitOf[c]);
+    }
+    for (int s = 0; s < kStateCount; ++s) {
+      PairTransition* const row = tables.pairs + s * kPairRow;
+      for (std::uint32_t k1 = 0; k1 < 6; ++k1) {
+        const Step first = step(static_cast<std::uint8_t>(s), kPlainUnits[k1]);
+        row[kSingleSlot + k1] = {static_cast<std::uint16_t>(costOf(first.features)),
+                                 static_cast<std::uint16_t>(first.next * kPairRow)};
+        for (std::uint32_t k2 = 0; k2 < 6; ++k2) {
+          const Step second = step(first.next, kPlainUnits[k2]);
+          row[8 * k1 + k2] = {
+              static_cast<std::uint16_t>(costOf(first.features) + costOf(second.features)),
+              static_cast<std::uint16_t>(second.next * kPairRow)};
+        }
+      }
+    }
+    return true;
+  }();
+  (void)ready;
+  return tables;
+}
+
+struct GeneralStep {
+  std::size_t i;      // past the unit (and the low surrogate of a pair with it)
+  std::uint32_t row;  // next state * kPairRow
+  std::uint32_t milli;
+};
+
+// The unit at `i` of [i, end) after the state of `row` (state * kPairRow), read as Reader reads.
+CCE_NOINLINE GeneralStep generalStep(const char16_t* s, std::size_t i, std::size_t end,
+                                     std::uint32_t row) {
+  Reader reader(s, i, end);
+  CostSink sink;
+  sink.row = (row / kPairRow) * kUnitCount;
+  sink.advance(reader.read(sink));
+  return {reader.position(), (sink.row / kUnitCount) * kPairRow,
+          static_cast<std::uint32_t>(sink.milli)};
+}
+
+// A pass over [i, end) that starts in a state of the automaton and reads units as Reader does;
+// `s[i - 1]` is the unit before (none at the start of the text).
+struct FastScan {
+  const char16_t* s;
+  std::size_t i;
+  std::size_t end;
+  std::uint32_t row;  // state * kPairRow
+  std::uint64_t milli = 0;
+
+  bool done() const { return i >= end; }
+
+  // One unit by the general step. Out of line, and by value: a scan whose fields escaped through
+  // `this` would keep its state in memory, and every step would wait for a store to reach a load.
+  void general() {
+    const GeneralStep g = generalStep(s, i, end, row);
+    i = g.i;
+    row = g.row;
+    milli += g.milli;
+  }
+
+  // Two plain units, or one unit when only one is left or the next two are not both plain.
+  CCE_ALWAYS_INLINE void advance(const PairTables& t) {
+    const char16_t c1 = s[i];
+    if (i + 1 < end) {
+      const char16_t c2 = s[i + 1];
+      if ((c1 | c2) < 128) {
+        const std::uint32_t k1 = t.kind[c1], k2 = t.kind[c2];
+        if (((k1 | k2) & kNotPlain) == 0) {
+          const PairTransition p = t.pairs[row + 8 * k1 + k2];
+          milli += p.milli;
+          row = p.nextRow;
+          i += 2;
+          return;
+        }
+      }
+    }
+    if (c1 < 128 && t.kind[c1] != kNotPlain) {
+      const PairTransition p = t.pairs[row + kSingleSlot + t.kind[c1]];
+      milli += p.milli;
+      row = p.nextRow;
+      ++i;
+      return;
+    }
+    general();
+  }
+};
+
 // The automaton is one chain of dependent table loads, so its speed is the load latency. Two
 // halves of a long text run interleaved, the second from kSStart; then the second half's start is
 // replayed from the first half's real end state, alongside the guessed start, until the two states
 // meet (usually at the next blank or punctuation mark): from there on every step is the same, so
 // adding the replay's difference gives exactly the serial sum.
-std::uint64_t costInTwoHalves(const char16_t* s, std::size_t n) {
+std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
   const Unit* const unitOf = unitTable();
+  const PairTables& tables = pairTables();
   std::size_t half = n / 2;
   if (unitOf[s[half - 1]] == kUHigh && unitOf[s[half]] == kULow) ++half;  // keep a pair whole
-  Reader first(s, 0, half);
-  Reader second(s, half, n);
-  CostSink a;
-  CostSink b;
-  while (!first.done() && !second.done()) {
-    a.advance(first.read(a));
-    b.advance(second.read(b));
+  FastScan a{s, 0, half, kSStart * kPairRow};
+  FastScan b{s, half, n, kSStart * kPairRow};
+  while (!a.done() && !b.done()) {
+    a.advance(tables);
+    b.advance(tables);
   }
-  while (!first.done()) a.advance(first.read(a));
-  while (!second.done()) b.advance(second.read(b));
+  while (!a.done()) a.advance(tables);
+  while (!b.done()) b.advance(tables);
   CostSink real;
-  real.row = a.row;
+  real.row = (a.row / kPairRow) * kUnitCount;
   CostSink guess;
   Reader seam(s, half, n);
   IgnoredFeatures same;  // a code point's feature is the same in both replays: only states differ
@@ -446,10 +575,18 @@ std::uint64_t costInTwoHalves(const char16_t* s, std::size_t n) {
   return a.milli + b.milli + real.milli - guess.milli;
 }
 
+std::uint64_t fastCost(const char16_t* s, std::size_t n) {
+  if (n >= 256) return fastCostInTwoHalves(s, n);
+  const PairTables& tables = pairTables();
+  FastScan scan{s, 0, n, kSStart * kPairRow};
+  while (!scan.done()) scan.advance(tables);
+  return scan.milli;
+}
+
 }  // namespace
 
 std::uint64_t costMilli(std::u16string_view text) {
-  if (kInterleavedScan && text.size() >= 256) return costInTwoHalves(text.data(), text.size());
+  if (kInterleavedScan) return fastCost(text.data(), text.size());
   CostSink sink;
   scan(text.data(), 0, text.size(), sink);
   return sink.milli;

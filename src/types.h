@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "callback.h"
@@ -125,6 +126,9 @@ struct CountedMessage {
   const Message* source = nullptr;    // the input message the output is built from
   std::size_t sourceIndex = 0;
   const U16* content = nullptr;       // replacement content, or nullptr for the source's own
+#ifndef CCE_NO_REMEMBERED_ESTIMATES
+  std::optional<double>* contentScriptTokens = nullptr;  // its remembered estimate, if it has one
+#endif
   bool hasNewOriginal = false;        // carries a freshly written metadata._cce_original
   const struct Provenance* provenance = nullptr;  // that _cce_original, when hasNewOriginal
   bool ensureMetadata = false;        // forceConverge clone: `metadata: {}` added when missing
@@ -182,9 +186,37 @@ struct Provenance {
 /// forceConverge). `provenance` set: `{...source, content, metadata: {...source.metadata,
 /// _cce_original}}`. Content set without provenance: forceConverge truncating a message that already
 /// carries `_cce_original`, where only `content` is replaced.
+///
+/// A replaced text remembers its script-aware token estimate until the text changes (every
+/// assignment forgets it): a budget search counts the same summaries on every run, twice per run.
+/// The size-built module (wasm/CMakeLists.txt) estimates them again each time: 0.35 KB gzip.
+#ifdef CCE_NO_REMEMBERED_ESTIMATES
+using ReplacementContent = std::optional<U16>;
+#else
+class ReplacementContent {
+ public:
+  ReplacementContent() = default;
+  ReplacementContent& operator=(U16 text) {
+    text_ = std::move(text);
+    scriptTokens_.reset();
+    return *this;
+  }
+  explicit operator bool() const { return text_.has_value(); }
+  bool has_value() const { return text_.has_value(); }
+  const U16& operator*() const { return *text_; }
+  const U16* operator->() const { return &*text_; }
+  /// The remembered estimate of the text (see estimateMessageTokens), filled on first use.
+  std::optional<double>& scriptTokens() const { return scriptTokens_; }
+
+ private:
+  std::optional<U16> text_;
+  mutable std::optional<double> scriptTokens_;
+};
+#endif
+
 struct OutputMessage {
   std::size_t source = 0;
-  std::optional<U16> content;
+  ReplacementContent content;
   std::optional<Provenance> provenance;
   bool ensureMetadata = false;  // forceConverge clone: `metadata: m.metadata ? {...m.metadata} : {}`
 };

@@ -9,6 +9,7 @@
 #include "budget.h"
 #include "escalation.h"
 #include "pipeline.h"
+#include "token_estimate.h"
 #include "cce.h"
 #include "unit_util.h"
 
@@ -23,6 +24,30 @@ std::string repeat(const std::string& s, int n) {
 }  // namespace
 
 TEST_SUITE("budget") {
+  TEST_CASE("a replaced text forgets its remembered estimate whenever it changes") {
+    // The budget search counts summaries on every run through this cache: a text changed by
+    // forceConverge or the escalation ladder must be estimated again.
+    cce::OutputMessage out;
+    out.content = u"a summary of several words";
+    cce::CountedMessage counted;
+    cce::Message source;
+    counted.source = &source;
+    counted.content = &*out.content;
+    counted.contentScriptTokens = &out.content.scriptTokens();
+    cce::CompressOptions o;  // the safe mode: script estimate
+    const double first = cce::estimateMessageTokens(counted, o);
+    CHECK(first == cce::estimateTokens(u"a summary of several words"));
+    REQUIRE(out.content.scriptTokens().has_value());
+    out.content.scriptTokens() = 1000;  // what is remembered is what is used
+    CHECK(cce::estimateMessageTokens(counted, o) == 1000);
+    out.content = u"[truncated — 9000 chars: a]";
+    CHECK_FALSE(out.content.scriptTokens().has_value());
+    counted.content = &*out.content;
+    CHECK(cce::estimateMessageTokens(counted, o) == cce::estimateTokens(*out.content));
+    cce::OutputMessage copy = out;
+    CHECK(copy.content.scriptTokens() == out.content.scriptTokens());
+  }
+
   TEST_CASE("a budget that already fits returns the input unchanged (spec §13.12)") {
     auto in = cce::test::messagesFrom(R"([{"id":"1","role":"user","content":"hi"}])");
     cce::CompressOptions o;

@@ -290,6 +290,25 @@ TEST_SUITE("token_estimate") {
         texts.push_back(text.substr(0, 200));
       }
     }
+    // The speed build takes plain ASCII units two at a time and everything else one at a time:
+    // controls (symbols, which may repeat), DEL, non-ASCII units and surrogates at every position
+    // and parity among plain units, in short texts and long ones.
+    const std::u16string odd[] = {u"\x1b", u"\x1b\x1b", u"\x7f", u"\x01\x01\x01", u"\u00e9",
+                                  u"\u2500\u2500", u"\xD83D\xDE00", u"\xD83D", u"\xDE00",
+                                  u"\u4e2d", u"\t", u"\r\n"};
+    for (const std::u16string& unit : odd) {
+      for (std::size_t at = 0; at < 6; ++at) {
+        for (std::size_t length : {7, 40, 301}) {
+          std::u16string text = u"Ab c1.";
+          while (text.size() < length) text += u"word Word 12 (x) ";
+          text.resize(length);
+          text.insert(std::min(at, text.size()), unit);
+          text.insert(std::min(text.size() / 2 + at, text.size()), unit);
+          text += unit;
+          texts.push_back(text);
+        }
+      }
+    }
     for (const std::u16string& text : texts) {
       CAPTURE(cce::js::toUtf8(text.substr(0, 40)));
       CAPTURE(text.size());

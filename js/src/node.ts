@@ -10,6 +10,9 @@ import { load } from './load.js';
 import { usePoolDecoder, useUtf16Strings } from './transport.js';
 
 export * from './api.js';
+// Calls the engine would leave unchanged are answered without it (this entry only: the browser
+// download stays as it is).
+export { compress } from './unchanged.js';
 
 // Buffer's UTF-16 decoding copies the units as they are, lone surrogates included, and is faster
 // than TextDecoder('utf-16le') here (1.3 against 2.2 ms for the scale session's 823 K-unit pool;

@@ -613,10 +613,15 @@ class HeapEncoder extends Encoder {
     this.#raw = undefined;
     this.#pointer = 0;
     this.#capacity = 0;
-    this.bytes = new Uint8Array(0);
-    this.view = new DataView(this.bytes.buffer);
+    this.bytes = NO_BYTES;
+    this.view = NO_VIEW;
   }
 }
+
+// What a detached encoder points at: one empty buffer for all, not a new one per request (each
+// new ArrayBuffer is a backing store for the garbage collector to track).
+const NO_BYTES = new Uint8Array(0);
+const NO_VIEW = new DataView(NO_BYTES.buffer);
 
 const requestEncoder = new HeapEncoder();
 
