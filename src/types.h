@@ -201,6 +201,11 @@ class ReplacementContent {
     scriptTokens_.reset();
     return *this;
   }
+  /// Back to "unset": the source's own content (forgets the estimate too).
+  void reset() {
+    text_.reset();
+    scriptTokens_.reset();
+  }
   explicit operator bool() const { return text_.has_value(); }
   bool has_value() const { return text_.has_value(); }
   const U16& operator*() const { return *text_; }
