@@ -221,10 +221,30 @@ double nonTextTokens(const Message& message, const CompressOptions& options) {
   return images * options.imageTokens + others;
 }
 
+bool countsBilledTokens(const CompressOptions& options) {
+  // A tokenCounter counts what it counts, and cce-1.0 and "chars" keep the reference's counts.
+  return options.compat == Compat::Safe && !options.tokenCounter &&
+         tokenEstimateOf(options) == TokenEstimate::Script;
+}
+
+double messageOverheadTokens(const Message& message) {
+  if (!message.overheadTokens) {
+    double total = kMessageOverheadTokens;
+    const std::vector<U16>& texts = message.toolCallTexts;
+    for (std::size_t k = 0; k + 1 < texts.size(); k += 2) {
+      total += kToolCallOverheadTokens + estimateTokens(texts[k]) + estimateTokens(texts[k + 1]);
+    }
+    message.overheadTokens = total;
+  }
+  return *message.overheadTokens;
+}
+
 double estimateMessageTokens(const CountedMessage& message, const CompressOptions& options) {
   const Message& source = *message.source;
-  // A replaced text goes back into the parts (the first text part), the other parts stay.
-  const double parts = nonTextTokens(source, options);
+  // A replaced text goes back into the parts (the first text part), the other parts stay; so do
+  // the tool calls, and the message is billed its overhead whatever its content.
+  const double parts = nonTextTokens(source, options) +
+                       (countsBilledTokens(options) ? messageOverheadTokens(source) : 0);
   if (message.content) return estimateTextTokens(*message.content, options) + parts;
   if (tokenEstimateOf(options) == TokenEstimate::Chars) {
     return defaultTokenCount(source.length()) + parts;

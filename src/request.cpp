@@ -203,6 +203,22 @@ Message describeMessage(const Value& object) {
   if (const Value* calls = object.find(u"tool_calls"); calls && calls->isArray()) {
     m.toolCallsLength = static_cast<double>(calls->items.size());
     m.hasToolCalls = !calls->items.empty();
+    m.toolCallTexts.reserve(2 * calls->items.size());
+    for (const Value& call : calls->items) {
+      const Value* function = call.isObject() ? call.find(u"function") : nullptr;
+      if (function && !function->isObject()) function = nullptr;
+      const Value* name = function ? function->find(u"name") : nullptr;
+      const Value* arguments = function ? function->find(u"arguments") : nullptr;
+      m.toolCallTexts.push_back(name && name->isString() ? name->string : U16());
+      // Arguments are a JSON string in the OpenAI formats; some clients give the object itself.
+      if (arguments && arguments->isString()) {
+        m.toolCallTexts.push_back(arguments->string);
+      } else if (arguments && !arguments->isNull()) {
+        m.toolCallTexts.push_back(js::fromUtf8(js::toJson(*arguments)));
+      } else {
+        m.toolCallTexts.emplace_back();
+      }
+    }
   }
   if (const Value* callId = object.find(u"tool_call_id")) m.hasToolCallId = !callId->isNull();
   if (const Value* metadata = object.find(u"metadata")) {

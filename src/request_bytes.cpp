@@ -309,6 +309,26 @@ const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
       if (!error) request.views[index].lowered = std::move(text);
     }
   }
+  if (!in.atEnd()) {
+    // Tool-call texts for the default mode's billing estimate:
+    // word n, n x (word message index, word calls, calls x (string name, string arguments)).
+    std::uint32_t n = 0;
+    if (!in.word(n)) return "truncated tool calls";
+    for (std::uint32_t k = 0; k < n; ++k) {
+      std::uint32_t index = 0, calls = 0;
+      if (!in.word(index) || !in.word(calls)) return "truncated tool calls";
+      if (index >= count) return "tool calls of no message";
+      std::vector<U16> texts;
+      texts.reserve(2 * static_cast<std::size_t>(calls < 65536 ? calls : 65536));
+      for (std::uint32_t c = 0; c < calls; ++c) {
+        U16 name, arguments;
+        if (!in.string(name) || !in.string(arguments)) return "truncated tool calls";
+        texts.push_back(std::move(name));
+        texts.push_back(std::move(arguments));
+      }
+      if (!error) request.views[index].toolCallTexts = std::move(texts);
+    }
+  }
   if (!in.atEnd()) return "trailing bytes";
   return nullptr;
 }
