@@ -227,16 +227,8 @@ bool countsBilledTokens(const CompressOptions& options) {
          tokenEstimateOf(options) == TokenEstimate::Script;
 }
 
-double messageOverheadTokens(const Message& message) {
-  if (!message.overheadTokens) {
-    double total = kMessageOverheadTokens;
-    const std::vector<U16>& texts = message.toolCallTexts;
-    for (std::size_t k = 0; k + 1 < texts.size(); k += 2) {
-      total += kToolCallOverheadTokens + estimateTokens(texts[k]) + estimateTokens(texts[k + 1]);
-    }
-    message.overheadTokens = total;
-  }
-  return *message.overheadTokens;
+double toolCallTokens(std::u16string_view name, std::u16string_view arguments) {
+  return kToolCallOverheadTokens + estimateTokens(name) + estimateTokens(arguments);
 }
 
 double estimateMessageTokens(const CountedMessage& message, const CompressOptions& options) {
@@ -244,7 +236,8 @@ double estimateMessageTokens(const CountedMessage& message, const CompressOption
   // A replaced text goes back into the parts (the first text part), the other parts stay; so do
   // the tool calls, and the message is billed its overhead whatever its content.
   const double parts = nonTextTokens(source, options) +
-                       (countsBilledTokens(options) ? messageOverheadTokens(source) : 0);
+                       (countsBilledTokens(options)
+                            ? kMessageOverheadTokens + source.toolCallTokens : 0);
   if (message.content) return estimateTextTokens(*message.content, options) + parts;
   if (tokenEstimateOf(options) == TokenEstimate::Chars) {
     return defaultTokenCount(source.length()) + parts;

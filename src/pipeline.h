@@ -88,13 +88,14 @@ constexpr double kToolCallOverheadTokens = 3;
 /// tokenCounter. Then a message also costs messageOverheadTokens.
 bool countsBilledTokens(const CompressOptions& options);
 
-/// What a message is billed beyond its content: kMessageOverheadTokens, plus per tool call
-/// kToolCallOverheadTokens and the script estimates of its name and arguments (Message::
-/// toolCallTexts). A rebuilt message keeps its source's tool calls, so its source decides.
-double messageOverheadTokens(const Message& message);
+/// The billing estimate of one tool call from its `function.name` and `function.arguments` texts
+/// (docs/token-counts.md says which texts): kToolCallOverheadTokens plus their script estimates.
+/// The request readers sum it into Message::toolCallTokens.
+double toolCallTokens(std::u16string_view name, std::u16string_view arguments);
 
 /// That estimate of one (possibly rebuilt) message, whatever options.tokenCounter is (plus
-/// nonTextTokens of its source, and messageOverheadTokens when countsBilledTokens). An unchanged
+/// nonTextTokens of its source, and when countsBilledTokens kMessageOverheadTokens and the
+/// source's toolCallTokens: a rebuilt message keeps its source's tool calls). An unchanged
 /// message's script estimate is computed once (Message::scriptTokens), so repeated counts of the
 /// same input, as in a budget search, stay cheap.
 double estimateMessageTokens(const CountedMessage& message, const CompressOptions& options);

@@ -12,6 +12,7 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
+#include "pipeline.h"
 
 namespace cce {
 
@@ -203,21 +204,14 @@ Message describeMessage(const Value& object) {
   if (const Value* calls = object.find(u"tool_calls"); calls && calls->isArray()) {
     m.toolCallsLength = static_cast<double>(calls->items.size());
     m.hasToolCalls = !calls->items.empty();
-    m.toolCallTexts.reserve(2 * calls->items.size());
     for (const Value& call : calls->items) {
       const Value* function = call.isObject() ? call.find(u"function") : nullptr;
       if (function && !function->isObject()) function = nullptr;
       const Value* name = function ? function->find(u"name") : nullptr;
       const Value* arguments = function ? function->find(u"arguments") : nullptr;
-      m.toolCallTexts.push_back(name && name->isString() ? name->string : U16());
-      // Arguments are a JSON string in the OpenAI formats; some clients give the object itself.
-      if (arguments && arguments->isString()) {
-        m.toolCallTexts.push_back(arguments->string);
-      } else if (arguments && !arguments->isNull()) {
-        m.toolCallTexts.push_back(js::fromUtf8(js::toJson(*arguments)));
-      } else {
-        m.toolCallTexts.emplace_back();
-      }
+      m.toolCallTokens += toolCallTokens(name && name->isString() ? name->string : U16(),
+                                         arguments && arguments->isString() ? arguments->string
+                                                                            : U16());
     }
   }
   if (const Value* callId = object.find(u"tool_call_id")) m.hasToolCallId = !callId->isNull();

@@ -8,6 +8,7 @@
 
 #include "compiler.h"
 #include "jscompat/string.h"
+#include "pipeline.h"
 
 namespace cce {
 
@@ -318,15 +319,13 @@ const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
       std::uint32_t index = 0, calls = 0;
       if (!in.word(index) || !in.word(calls)) return "truncated tool calls";
       if (index >= count) return "tool calls of no message";
-      std::vector<U16> texts;
-      texts.reserve(2 * static_cast<std::size_t>(calls < 65536 ? calls : 65536));
+      double tokens = 0;
+      U16 name, arguments;
       for (std::uint32_t c = 0; c < calls; ++c) {
-        U16 name, arguments;
         if (!in.string(name) || !in.string(arguments)) return "truncated tool calls";
-        texts.push_back(std::move(name));
-        texts.push_back(std::move(arguments));
+        tokens += toolCallTokens(name, arguments);
       }
-      if (!error) request.views[index].toolCallTexts = std::move(texts);
+      if (!error) request.views[index].toolCallTokens = tokens;
     }
   }
   if (!in.atEnd()) return "trailing bytes";

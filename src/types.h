@@ -60,10 +60,10 @@ struct Message {
   std::vector<Scalar> cceIds;         // `metadata._cce_original.ids` when it is an array
   bool cceIdsIsArray = false;
   bool hasToolCallId = false;         // a `tool_call_id` field is present (an answer to a tool call)
-  /// The name and arguments text of every `tool_calls` element, two entries a call (see
-  /// toolCallTexts in request.h): the default mode's script estimate bills them. The bytes
-  /// request carries them only when that estimate is the counter (docs/boundary.md).
-  std::vector<U16> toolCallTexts;
+  /// What the default mode's billing estimate adds for `tool_calls`: toolCallTokens (pipeline.h)
+  /// of every element, summed by the request readers. The bytes request carries the texts only
+  /// when that estimate is the counter (docs/boundary.md); otherwise it stays 0, unread.
+  double toolCallTokens = 0;
 
   /// The elements of an array `content`, in order (filled by the request readers).
   std::vector<ContentPart> parts;
@@ -85,8 +85,6 @@ struct Message {
   mutable std::optional<double> scriptTokens;
   /// Script estimate of the Other parts of a multimodal message, filled on first use.
   mutable std::optional<double> otherPartsScriptTokens;
-  /// messageOverheadTokens of this message, filled on first use.
-  mutable std::optional<double> overheadTokens;
 
   // Out of line (types.cpp): a message has a dozen members with storage, and inlined copies of
   // their construction and destruction at every early return of the request readers made those

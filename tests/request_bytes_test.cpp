@@ -17,6 +17,7 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
+#include "pipeline.h"
 #include "request.h"
 #include "request_bytes.h"
 #include "answer_reader.h"
@@ -215,13 +216,7 @@ struct Writer {
         const Value* name = fn ? fn->find(u"name") : nullptr;
         const Value* arguments = fn ? fn->find(u"arguments") : nullptr;
         string(name && name->isString() ? name->string : U16());
-        if (arguments && arguments->isString()) {
-          string(arguments->string);
-        } else if (arguments && !arguments->isNull()) {
-          string(js::fromUtf8(js::toJson(*arguments)));
-        } else {
-          string(U16());
-        }
+        string(arguments && arguments->isString() ? arguments->string : U16());
       }
     }
     return *this;
@@ -619,9 +614,10 @@ TEST_SUITE("request_bytes") {
     Result<ParsedMessages> parsedJson = parseMessages(&messages, "compress");
     REQUIRE(parsedJson.ok());
     const ParsedMessages& json = parsedJson.value();
-    REQUIRE(json.views[0].toolCallTexts.size() == 6);
-    CHECK(json.views[0].toolCallTexts[2].empty());  // a name that is not a string
-    CHECK(json.views[0].toolCallTexts[3] == u"{\"x\":[1,2]}");
+    // Names and arguments that are not strings are "", and 5 costs its 3.
+    const double calls = toolCallTokens(u"grep", u"{\"q\":\"\u00e9t\u00e9\"}") +
+                         toolCallTokens(u"", u"") + toolCallTokens(u"", u"");
+    CHECK(json.views[0].toolCallTokens == calls);
     Value compat = parsed(R"({"compat":"cce-1.0"})");
     for (bool utf16 : {false, true}) {
       CAPTURE(utf16);
@@ -630,15 +626,15 @@ TEST_SUITE("request_bytes") {
       w.compressRequest(&messages, nullptr);
       Result<BytesCompressRequest> r = readCompressBytes(w.out, true);
       REQUIRE(r.ok());
-      CHECK(r->views[0].toolCallTexts == json.views[0].toolCallTexts);
-      CHECK(r->views[1].toolCallTexts.empty());
+      CHECK(r->views[0].toolCallTokens == calls);
+      CHECK(r->views[1].toolCallTokens == 0);
       // Only the billing estimate reads them, so the other modes are sent none.
       Writer reference;
       reference.utf16 = utf16;
       reference.compressRequest(&messages, &compat);
       Result<BytesCompressRequest> c = readCompressBytes(reference.out, true);
       REQUIRE(c.ok());
-      CHECK(c->views[0].toolCallTexts.empty());
+      CHECK(c->views[0].toolCallTokens == 0);
       // Like the lowered texts, they are the host's help: maxInputBytes does not weigh them.
       Writer bare;
       bare.utf16 = utf16;
@@ -646,7 +642,7 @@ TEST_SUITE("request_bytes") {
       bare.compressRequest(&messages, nullptr);
       Result<BytesCompressRequest> b = readCompressBytes(bare.out, true);
       REQUIRE(b.ok());
-      CHECK(b->views[0].toolCallTexts.empty());
+      CHECK(b->views[0].toolCallTokens == 0);
       CHECK(bare.out.size() < w.out.size());
       CHECK(r->utf8Size == b->utf8Size);
       CHECK(r->utf8SizeIsExact == b->utf8SizeIsExact);
