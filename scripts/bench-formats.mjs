@@ -5,6 +5,7 @@
 // tokenizer (gpt-tokenizer): every billed string (text, thinking, tool names and arguments, tool
 // results, reasoning summaries) plus 3 tokens per message (OpenAI's documented per-message
 // overhead) plus images by the provider's formula. Also: valid outputs and exact round trips.
+// The main entry's row runs `compress` of cce-wasm itself on the engine dialect, for comparison.
 //   node scripts/bench-formats.mjs [--limit N]
 // Uses dist/ (npm run build first; cce-wasm/formats) and the data sets beside the repository.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import * as lc from '@langchain/core/messages';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
 import { compress, uncompress, validate } from '../dist/formats-node.js';
+import { compress as mainCompress } from '../dist/node.js';
 import { anthropicImageTokens, inlineImageSize, openAIImageTokens } from '../dist/image-size.js';
 import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from '../js/test/support/convert-formats.mjs';
 import { sharedPath } from '../js/test/support/shared-data.mjs';
@@ -72,9 +74,10 @@ function sentTokens(messages, system, format) {
   return n;
 }
 
+const formatsCompress = compress;
 const problemKey = (p) => `${p.code}:${p.callId ?? ''}`;
 
-function run(label, cases, dialect = false) {
+function run(label, cases, dialect = false, compress = formatsCompress) {
   const format = dialect ? 'openai-chat' : label;
   const row = { format: label, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], results: 0, resultsKept: 0 };
   for (const { messages, system } of cases) {
@@ -110,6 +113,9 @@ const rows = [
   run('anthropic', native.map((b) => ({ messages: b.messages, system: b.system }))),
   run('openai-chat', chatShaped.map((c) => ({ messages: toOpenAIChat(c) }))),
   run('openai-chat with ids (engine dialect)', chatShaped.map((c) => ({ messages: c })), true),
+  // The main entry (import { compress } from 'cce-wasm') on the same messages: its default
+  // estimate, computed in the engine (no counter called back).
+  run('main entry, default estimate', chatShaped.map((c) => ({ messages: c })), true, mainCompress),
   run('ai-sdk', chatShaped.map((c) => ({ messages: toAiSdk(c) }))),
   run('openai-responses', chatShaped.map((c) => ({ messages: toResponses(c) }))),
   run('langchain', chatShaped.map((c) => ({ messages: toLangChain(c, lc) }))),

@@ -244,10 +244,23 @@ double nonTextTokens(const Message& message, const CompressOptions& options) {
   return images * options.imageTokens + others;
 }
 
+bool countsBilledTokens(const CompressOptions& options) {
+  // A tokenCounter counts what it counts, and cce-1.0 and "chars" keep the reference's counts.
+  return options.compat == Compat::Safe && !options.tokenCounter &&
+         tokenEstimateOf(options) == TokenEstimate::Script;
+}
+
+double toolCallTokens(std::u16string_view name, std::u16string_view arguments) {
+  return kToolCallOverheadTokens + estimateTokens(name) + estimateTokens(arguments);
+}
+
 double estimateMessageTokens(const CountedMessage& message, const CompressOptions& options) {
   const Message& source = *message.source;
-  // A replaced text goes back into the parts (the first text part), the other parts stay.
-  const double parts = nonTextTokens(source, options);
+  // A replaced text goes back into the parts (the first text part), the other parts stay; so do
+  // the tool calls, and the message is billed its overhead whatever its content.
+  const double parts = nonTextTokens(source, options) +
+                       (countsBilledTokens(options)
+                            ? kMessageOverheadTokens + source.toolCallTokens : 0);
   if (message.content) {
 #ifndef CCE_NO_REMEMBERED_ESTIMATES
     if (message.contentScriptTokens && tokenEstimateOf(options) == TokenEstimate::Script) {

@@ -78,8 +78,24 @@ std::optional<std::vector<Message>> textViewsOfParts(const std::vector<Message>&
 /// the text estimate of JSON.stringify(part) for every other part. 0 for other messages.
 double nonTextTokens(const Message& message, const CompressOptions& options);
 
+/// Tokens a provider bills per message beyond its text (role and separators: OpenAI documents 3,
+/// plus one for the name or id fields most messages carry), and per tool call beyond the estimates
+/// of its name and arguments. js/src/token-counter.ts holds the same constants.
+constexpr double kMessageOverheadTokens = 4;
+constexpr double kToolCallOverheadTokens = 3;
+
+/// Whether the built-in count is the billing estimate: the default mode's script estimate with no
+/// tokenCounter. Then a message also costs messageOverheadTokens.
+bool countsBilledTokens(const CompressOptions& options);
+
+/// The billing estimate of one tool call from its `function.name` and `function.arguments` texts
+/// (docs/token-counts.md says which texts): kToolCallOverheadTokens plus their script estimates.
+/// The request readers sum it into Message::toolCallTokens.
+double toolCallTokens(std::u16string_view name, std::u16string_view arguments);
+
 /// That estimate of one (possibly rebuilt) message, whatever options.tokenCounter is (plus
-/// nonTextTokens of its source). An unchanged
+/// nonTextTokens of its source, and when countsBilledTokens kMessageOverheadTokens and the
+/// source's toolCallTokens: a rebuilt message keeps its source's tool calls). An unchanged
 /// message's script estimate is computed once (Message::scriptTokens), so repeated counts of the
 /// same input, as in a budget search, stay cheap.
 double estimateMessageTokens(const CountedMessage& message, const CompressOptions& options);

@@ -12,6 +12,7 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
+#include "pipeline.h"
 
 namespace cce {
 
@@ -203,6 +204,15 @@ Message describeMessage(const Value& object) {
   if (const Value* calls = object.find(u"tool_calls"); calls && calls->isArray()) {
     m.toolCallsLength = static_cast<double>(calls->items.size());
     m.hasToolCalls = !calls->items.empty();
+    for (const Value& call : calls->items) {
+      const Value* function = call.isObject() ? call.find(u"function") : nullptr;
+      if (function && !function->isObject()) function = nullptr;
+      const Value* name = function ? function->find(u"name") : nullptr;
+      const Value* arguments = function ? function->find(u"arguments") : nullptr;
+      m.toolCallTokens += toolCallTokens(name && name->isString() ? name->string : U16(),
+                                         arguments && arguments->isString() ? arguments->string
+                                                                            : U16());
+    }
   }
   if (const Value* callId = object.find(u"tool_call_id")) m.hasToolCallId = !callId->isNull();
   if (const Value* metadata = object.find(u"metadata")) {

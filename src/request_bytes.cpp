@@ -8,6 +8,7 @@
 
 #include "compiler.h"
 #include "jscompat/string.h"
+#include "pipeline.h"
 
 namespace cce {
 
@@ -307,6 +308,24 @@ const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
       if (!in.word(index) || !in.string(text)) return "truncated lowered texts";
       if (index >= count) return "lowered text of no message";
       if (!error) request.views[index].lowered = std::move(text);
+    }
+  }
+  if (!in.atEnd()) {
+    // Tool-call texts for the default mode's billing estimate:
+    // word n, n x (word message index, word calls, calls x (string name, string arguments)).
+    std::uint32_t n = 0;
+    if (!in.word(n)) return "truncated tool calls";
+    for (std::uint32_t k = 0; k < n; ++k) {
+      std::uint32_t index = 0, calls = 0;
+      if (!in.word(index) || !in.word(calls)) return "truncated tool calls";
+      if (index >= count) return "tool calls of no message";
+      double tokens = 0;
+      U16 name, arguments;
+      for (std::uint32_t c = 0; c < calls; ++c) {
+        if (!in.string(name) || !in.string(arguments)) return "truncated tool calls";
+        tokens += toolCallTokens(name, arguments);
+      }
+      if (!error) request.views[index].toolCallTokens = tokens;
     }
   }
   if (!in.atEnd()) return "trailing bytes";

@@ -61,6 +61,10 @@ struct Message {
   std::vector<Scalar> cceIds;         // `metadata._cce_original.ids` when it is an array
   bool cceIdsIsArray = false;
   bool hasToolCallId = false;         // a `tool_call_id` field is present (an answer to a tool call)
+  /// What the default mode's billing estimate adds for `tool_calls`: toolCallTokens (pipeline.h)
+  /// of every element, summed by the request readers. The bytes request carries the texts only
+  /// when that estimate is the counter (docs/boundary.md); otherwise it stays 0, unread.
+  double toolCallTokens = 0;
 
   /// The elements of an array `content`, in order (filled by the request readers).
   std::vector<ContentPart> parts;

@@ -54,10 +54,11 @@ TEST_SUITE("budget") {
     o.tokenBudget = 100;
     cce::CompressResult r = cce::compress(in.views, o);
     CHECK(r.fastPath);
+    // "hi" is one token, and the message is billed cce::kMessageOverheadTokens more.
     CHECK(cce::test::resultJson(r, in) ==
           "{\"messages\":[{\"id\":\"1\",\"role\":\"user\",\"content\":\"hi\"}],\"compression\":{"
           "\"original_version\":0,\"ratio\":1,\"token_ratio\":1,\"messages_compressed\":0,"
-          "\"messages_preserved\":1},\"verbatim\":{},\"fits\":true,\"tokenCount\":1,"
+          "\"messages_preserved\":1},\"verbatim\":{},\"fits\":true,\"tokenCount\":5,"
           "\"recencyWindow\":1}");
   }
 

@@ -17,6 +17,7 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
 #include "jscompat/string.h"
+#include "pipeline.h"
 #include "request.h"
 #include "request_bytes.h"
 #include "answer_reader.h"
@@ -37,6 +38,7 @@ constexpr std::uint32_t kNotObject = 1, kContent = 2, kToolCalls = 4, kToolCallI
 struct Writer {
   std::string out;
   bool utf16 = false;  // compressRequest writes "CCE2" and every string as UTF-16 (the Node entry)
+  bool sendToolCalls = true;  // compressRequest appends tool-call texts when the mode bills them
 
   Writer& word(std::uint32_t w) {
     char b[4];
@@ -175,6 +177,47 @@ struct Writer {
     word(static_cast<std::uint32_t>(count));
     for (std::size_t i = 0; i < count; ++i) {
       string(options->members[i].key).value(options->members[i].value);
+    }
+    if (sendToolCalls && messages && messages->isArray() && billsToolCalls(options)) {
+      toolCalls(*messages);
+    }
+    return *this;
+  }
+
+  // js/src/engine.ts sends tool-call texts only when the engine's count is the billing estimate
+  // (the default mode's script estimate with no tokenCounter).
+  static bool billsToolCalls(const Value* options) {
+    if (!options || !options->isObject()) return true;
+    const Value* compat = options->find(u"compat");
+    const Value* estimate = options->find(u"tokenEstimate");
+    const Value* counter = options->find(u"tokenCounter");
+    return !(compat && compat->isString() && compat->string == u"cce-1.0") &&
+           !(estimate && !estimate->isNull() && !(estimate->isString() && estimate->string == u"script")) &&
+           !(counter && !counter->isNull());
+  }
+
+  // After the (here absent) lowered texts: word n, n x (word index, word calls, calls x (string
+  // name, string arguments)), as js/src/token-counter.ts toolCallTexts reads a call.
+  Writer& toolCalls(const Value& messages) {
+    std::vector<std::size_t> with;
+    for (std::size_t i = 0; i < messages.items.size(); ++i) {
+      const Value& m = messages.items[i];
+      const Value* calls = m.isObject() ? m.find(u"tool_calls") : nullptr;
+      if (calls && calls->isArray() && !calls->items.empty()) with.push_back(i);
+    }
+    if (with.empty()) return *this;
+    word(0).word(static_cast<std::uint32_t>(with.size()));
+    for (std::size_t i : with) {
+      const Value& calls = *messages.items[i].find(u"tool_calls");
+      word(static_cast<std::uint32_t>(i)).word(static_cast<std::uint32_t>(calls.items.size()));
+      for (const Value& call : calls.items) {
+        const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
+        if (fn && !fn->isObject()) fn = nullptr;
+        const Value* name = fn ? fn->find(u"name") : nullptr;
+        const Value* arguments = fn ? fn->find(u"arguments") : nullptr;
+        string(name && name->isString() ? name->string : U16());
+        string(arguments && arguments->isString() ? arguments->string : U16());
+      }
     }
     return *this;
   }
@@ -356,7 +399,19 @@ TEST_SUITE("request_bytes") {
     Writer empty;
     empty.word(0);
     REQUIRE(envelopeOf(compressBytes(full + empty.out, "")).find(u"ok")->boolean);
+    // Then the tool-call texts (word n, n x (word index, word calls, calls x 2 strings)).
     CHECK(errorMessage(compressBytes(full + empty.out + "xxxx", "")) ==
+          "malformed bytes request (truncated tool calls)");
+    Writer calls;
+    calls.word(1).word(0).word(1).string(u"f");  // no arguments string
+    CHECK(errorMessage(compressBytes(full + empty.out + calls.out, "")) ==
+          "malformed bytes request (truncated tool calls)");
+    Writer stray;
+    stray.word(1).word(1).word(0);  // message 1 of a one-message request
+    CHECK(errorMessage(compressBytes(full + empty.out + stray.out, "")) ==
+          "malformed bytes request (tool calls of no message)");
+    REQUIRE(envelopeOf(compressBytes(full + empty.out + empty.out, "")).find(u"ok")->boolean);
+    CHECK(errorMessage(compressBytes(full + empty.out + empty.out + "xxxx", "")) ==
           "malformed bytes request (trailing bytes)");
     CHECK(errorMessage(compressBytes(full, "\x01")) == "malformed bytes request (truncated host)");
     CHECK(errorMessage(uncompressBytes(full, "")) ==
@@ -548,6 +603,49 @@ TEST_SUITE("request_bytes") {
       // The same weight, so the same maxInputBytes verdict with and without the host's help.
       CHECK(b->utf8Size == a->utf8Size);
       CHECK(b->utf8SizeIsExact == a->utf8SizeIsExact);
+    }
+  }
+
+  TEST_CASE("reads the tool calls' names and arguments as the JSON request does") {
+    Value messages = parsed(R"([{"id":"a","role":"assistant","content":null,"tool_calls":[
+        {"id":"c1","function":{"name":"grep","arguments":"{\"q\":\"\u00e9t\u00e9\"}"}},
+        {"id":"c2","function":{"name":7,"arguments":{"x":[1,2]}}}, 5]},
+      {"id":"u","role":"user","content":"hi","tool_calls":[]}])");
+    Result<ParsedMessages> parsedJson = parseMessages(&messages, "compress");
+    REQUIRE(parsedJson.ok());
+    const ParsedMessages& json = parsedJson.value();
+    // Names and arguments that are not strings are "", and 5 costs its 3.
+    const double calls = toolCallTokens(u"grep", u"{\"q\":\"\u00e9t\u00e9\"}") +
+                         toolCallTokens(u"", u"") + toolCallTokens(u"", u"");
+    CHECK(json.views[0].toolCallTokens == calls);
+    Value compat = parsed(R"({"compat":"cce-1.0"})");
+    for (bool utf16 : {false, true}) {
+      CAPTURE(utf16);
+      Writer w;
+      w.utf16 = utf16;
+      w.compressRequest(&messages, nullptr);
+      Result<BytesCompressRequest> r = readCompressBytes(w.out, true);
+      REQUIRE(r.ok());
+      CHECK(r->views[0].toolCallTokens == calls);
+      CHECK(r->views[1].toolCallTokens == 0);
+      // Only the billing estimate reads them, so the other modes are sent none.
+      Writer reference;
+      reference.utf16 = utf16;
+      reference.compressRequest(&messages, &compat);
+      Result<BytesCompressRequest> c = readCompressBytes(reference.out, true);
+      REQUIRE(c.ok());
+      CHECK(c->views[0].toolCallTokens == 0);
+      // Like the lowered texts, they are the host's help: maxInputBytes does not weigh them.
+      Writer bare;
+      bare.utf16 = utf16;
+      bare.sendToolCalls = false;
+      bare.compressRequest(&messages, nullptr);
+      Result<BytesCompressRequest> b = readCompressBytes(bare.out, true);
+      REQUIRE(b.ok());
+      CHECK(b->views[0].toolCallTokens == 0);
+      CHECK(bare.out.size() < w.out.size());
+      CHECK(r->utf8Size == b->utf8Size);
+      CHECK(r->utf8SizeIsExact == b->utf8SizeIsExact);
     }
   }
 

@@ -39,13 +39,29 @@ cce::Result<bool> parseOptions(const std::string& json, cce::CompressOptions& ou
   return cce::parseCompressOptions(&v.value(), out);
 }
 
+double scriptOf(const Value* text) {
+  return text && text->isString() ? cce::estimateTokens(text->string) : 0;
+}
+
+// The built-in count of `messages`, written out independently of the engine: by length, the
+// reference's ceil(len / 3.5) of string contents; by script, the billing estimate (the script
+// estimate of the content, 4 tokens a message, and 3 a tool call plus its name and arguments).
 double contentTokens(const Value& messages, cce::TokenEstimate estimate) {
   double total = 0;
   for (const Value& m : messages.items) {
     const Value* c = m.find(u"content");
-    if (!c || !c->isString()) continue;
-    total += estimate == cce::TokenEstimate::Script ? cce::estimateTokens(c->string)
-                                                    : std::ceil(c->string.size() / 3.5);
+    if (estimate == cce::TokenEstimate::Chars) {
+      if (c && c->isString()) total += std::ceil(c->string.size() / 3.5);
+      continue;
+    }
+    total += 4 + scriptOf(c);
+    const Value* calls = m.find(u"tool_calls");
+    if (!calls || !calls->isArray()) continue;
+    for (const Value& call : calls->items) {
+      const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
+      total += 3 + scriptOf(fn ? fn->find(u"name") : nullptr) +
+               scriptOf(fn ? fn->find(u"arguments") : nullptr);
+    }
   }
   return total;
 }
@@ -90,17 +106,18 @@ TEST_SUITE("safe_estimate") {
     cce::CountedMessage counted;
     counted.source = &in.views[0];
     cce::CompressOptions safe;
-    // 300 ideographs: ceil(300 * 0.858) = 258 against ceil(300 / 3.5) = 86.
-    CHECK(cce::countTokens(counted, safe).value == 258);
+    // 300 ideographs: ceil(300 * 0.858) = 258 against ceil(300 / 3.5) = 86; the script estimate
+    // bills the message overhead (4) too.
+    CHECK(cce::countTokens(counted, safe).value == 258 + 4);
     CHECK(in.views[0].scriptTokens == 258);  // remembered for the next count
-    CHECK(cce::countTokens(counted, safe).value == 258);
+    CHECK(cce::countTokens(counted, safe).value == 258 + 4);
     cce::CompressOptions chars;
     chars.tokenEstimate = cce::TokenEstimate::Chars;
     CHECK(cce::countTokens(counted, chars).value == 86);
     // A rebuilt content is estimated as such, not from the source's cache.
     const std::u16string replacement = u"short";
     counted.content = &replacement;
-    CHECK(cce::countTokens(counted, safe).value == cce::estimateTokens(replacement));
+    CHECK(cce::countTokens(counted, safe).value == cce::estimateTokens(replacement) + 4);
   }
 
   TEST_CASE("token_ratio and tokenCount use the script estimate by default") {
@@ -186,5 +203,80 @@ TEST_SUITE("safe_estimate") {
     }
     CHECK(conversations == 32);
     CHECK(fitting * 2 > conversations);
+  }
+
+  TEST_CASE("the script estimate bills each message's overhead and its tool calls") {
+    // Names and arguments count when they are strings (OpenAI Chat sends arguments as JSON text);
+    // a call without a function object still costs its 3 tokens.
+    auto in = cce::test::messagesFrom(R"([
+      {"id":"a","role":"assistant","content":null,"tool_calls":[
+        {"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/main.cpp\"}"}},
+        {"id":"c2","type":"function","function":{"name":"grep","arguments":{"pattern":"TODO","n":3}}},
+        {"id":"c3","type":"custom"}]},
+      {"id":"t","role":"tool","tool_call_id":"c1","content":"int main() {}"},
+      {"id":"u","role":"user","content":"Fix it."}])");
+    const cce::Message& a = in.views[0];
+    const double calls = 3 + cce::estimateTokens(u"read_file") +
+                         cce::estimateTokens(u"{\"path\":\"src/main.cpp\"}") + 3 +
+                         cce::estimateTokens(u"grep") + 3;
+    CHECK(calls > 15);
+    CHECK(a.toolCallTokens == calls);
+    cce::CompressOptions safe;
+    cce::CountedMessage counted;
+    counted.source = &a;
+    CHECK(cce::countTokens(counted, safe).value == cce::kMessageOverheadTokens + calls);
+    // A rebuilt content keeps the calls (the host spreads the source object into it).
+    const std::u16string stub = u"[summary: reads main]";
+    counted.content = &stub;
+    CHECK(cce::countTokens(counted, safe).value ==
+          cce::estimateTokens(stub) + cce::kMessageOverheadTokens + calls);
+    counted.source = &in.views[2];
+    counted.content = nullptr;
+    CHECK(cce::countTokens(counted, safe).value == cce::estimateTokens(u"Fix it.") + 4);
+
+    // The reference's counts stay: cce-1.0 (whatever its estimate), "chars", a tokenCounter.
+    counted.source = &a;
+    cce::CompressOptions compat;
+    compat.compat = cce::Compat::Cce10;
+    CHECK(cce::countTokens(counted, compat).value == 0);
+    compat.tokenEstimate = cce::TokenEstimate::Script;
+    CHECK(cce::countTokens(counted, compat).value == 0);
+    cce::CompressOptions chars;
+    chars.tokenEstimate = cce::TokenEstimate::Chars;
+    CHECK(cce::countTokens(counted, chars).value == 0);
+    cce::CompressOptions counter;
+    counter.tokenCounter = [](const cce::CountedMessage&) { return cce::TokenCount{7, false}; };
+    CHECK(cce::countTokens(counted, counter).value == 7);
+    CHECK(cce::estimateMessageTokens(counted, counter) == 0);
+  }
+
+  TEST_CASE("a budget counts tool-call arguments: fits means the billed count fits") {
+    // Three old tool rounds with long arguments and long results, then the question.
+    std::string args = "{\\\"patch\\\":\\\"" + repeat("- old line of code\\n+ new line of code\\n", 12) +
+                       "\\\"}";
+    std::string messages = "[" + msg("s", "system", "You edit code.");
+    for (int i = 0; i < 3; ++i) {
+      const std::string n = std::to_string(i);
+      messages += ",{\"id\":\"a" + n + "\",\"role\":\"assistant\",\"content\":\"Applying patch " + n +
+                  ".\",\"tool_calls\":[{\"id\":\"c" + n + "\",\"type\":\"function\",\"function\":" +
+                  "{\"name\":\"apply_patch\",\"arguments\":\"" + args + "\"}}]}";
+      messages += ",{\"id\":\"t" + n + "\",\"role\":\"tool\",\"tool_call_id\":\"c" + n +
+                  "\",\"content\":\"" + repeat("The patch applied cleanly and the build of the module went on. ", 10) + "\"}";
+    }
+    messages += "," + msg("q", "user", "Did all three apply?") + "]";
+    cce::Result<Value> input = cce::parseJson(messages);
+    REQUIRE(input.ok());
+    const double billed = contentTokens(input.value(), cce::TokenEstimate::Script);
+    double text = 0;
+    for (const Value& m : input->items) text += scriptOf(m.find(u"content"));
+    CHECK(billed > text + 300);  // the arguments are a good part of what is billed
+    const double budget = std::floor(billed * 0.6);
+    Value out = compressOutput(
+        messages, "{\"tokenBudget\":" + std::to_string(static_cast<int>(budget)) + "}");
+    const double tokens = out.find(u"tokenCount")->number;
+    CHECK(tokens == contentTokens(*out.find(u"messages"), cce::TokenEstimate::Script));
+    CHECK(out.find(u"fits")->boolean == (tokens <= budget));
+    CHECK(out.find(u"fits")->boolean);
+    CHECK(restoredJson(out) == messages);
   }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // compress / uncompress over the boundary: slim requests, the pending loop, rebuilt outputs.
 import { CompressError } from './errors.js';
-import { defaultTokenCounter } from './token-counter.js';
+import { defaultTokenCounter, toolCallTexts } from './token-counter.js';
 import {
   callEngine,
   COMPRESS_MAGIC,
@@ -660,11 +660,18 @@ class CompressRun {
         // The size build has no case tables: for fuzzy dedup it takes lower-cased texts from here.
         const lowered: (number | string)[] | undefined =
           options.fuzzyDedup && !engineLowersText() ? [] : undefined;
+        // The default estimate bills tool calls: it reads their names and arguments from here.
+        const billed = this.safe && !this.counter && (options.tokenEstimate ?? 'script') === 'script';
+        const withCalls: [number, unknown[]][] = [];
         if (Array.isArray(input)) {
           out.word(input.length);
           let i = 0;
           try {
-            for (; i < input.length; i++) encodeMessage(out, input[i], i, this.safe, lowered);
+            for (; i < input.length; i++) {
+              encodeMessage(out, input[i], i, this.safe, lowered);
+              const calls = billed ? (input[i] as Obj | null)?.tool_calls : undefined;
+              if (Array.isArray(calls) && calls.length > 0) withCalls.push([i, calls]);
+            }
           } catch (error) {
             throw readFailed(error, 'compress', `/messages/${i}`);
           }
@@ -672,11 +679,19 @@ class CompressRun {
           out.word(NOT_AN_ARRAY);
         }
         encodeOptions(out, options);
-        if (lowered) {
-          out.word(lowered.length / 2);
-          for (let k = 0; k < lowered.length; k += 2) {
+        if (lowered || withCalls.length > 0) {
+          out.word(lowered ? lowered.length / 2 : 0);
+          for (let k = 0; lowered && k < lowered.length; k += 2) {
             out.word(lowered[k] as number);
             out.string(lowered[k + 1] as string);
+          }
+        }
+        if (withCalls.length > 0) {
+          out.word(withCalls.length);
+          for (const [i, calls] of withCalls) {
+            out.word(i);
+            out.word(calls.length);
+            for (const call of calls) for (const text of toolCallTexts(call)) out.string(text);
           }
         }
       },

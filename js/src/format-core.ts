@@ -12,7 +12,12 @@
 import { compress as compressViews } from './engine.js';
 import { CompressError } from './errors.js';
 import { anthropicImageTokens, inlineImageSize, openAIImageTokens } from './image-size.js';
-import { estimateTokens } from './token-counter.js';
+import {
+  estimateTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+  TOOL_CALL_OVERHEAD_TOKENS,
+  toolCallTexts,
+} from './token-counter.js';
 import type {
   CompressionStats,
   CompressOptions,
@@ -156,9 +161,8 @@ function viewsOf<M>(adapter: FormatAdapter<M>, input: readonly M[], system: unkn
   return { views, specs, flat, singles };
 }
 
-/** Tokens a provider bills per message beyond its text (role, separators): OpenAI's documented
- * 3, plus one for the name or id fields most messages carry. */
-export const MESSAGE_OVERHEAD_TOKENS = 4;
+// The main entry's default estimate bills the same overhead and tool calls (token-counter.ts).
+export { MESSAGE_OVERHEAD_TOKENS };
 /** An image given by URL or file id (its size unknown): OpenAI's 1024 x 1024 in high detail. */
 export const DEFAULT_IMAGE_TOKENS = 765;
 /** The same for Anthropic: a 1092 x 1092 image (1092 * 1092 / 750). */
@@ -183,8 +187,8 @@ function billingCounter(flat: readonly ViewSpec[], views: readonly Message[], an
     let n = MESSAGE_OVERHEAD_TOKENS;
     if (spec.countCalls) {
       for (const call of spec.toolCalls ?? []) {
-        const fn = (call as Obj).function as Obj | undefined;
-        n += 3 + text(String(fn?.name ?? '')) + text(String(fn?.arguments ?? ''));
+        const [name, args] = toolCallTexts(call);
+        n += TOOL_CALL_OVERHEAD_TOKENS + text(name) + text(args);
       }
     }
     if (Array.isArray(spec.content)) {
@@ -220,7 +224,8 @@ function billingCounter(flat: readonly ViewSpec[], views: readonly Message[], an
 /**
  * @internal The billing estimate for the engine's own dialect (OpenAI Chat messages with ids,
  * given to the engine as they are): the script estimate of the text, the per-message overhead and
- * tool-call names and arguments. Images and other parts are priced by the engine (array content
+ * tool-call names and arguments. The engine's own default estimate counts exactly this
+ * (docs/token-counts.md). Images and other parts are priced by the engine (array content
  * reaches a counter as its text view).
  */
 export function dialectCounter(): (m: Message) => number {
@@ -236,8 +241,8 @@ export function dialectCounter(): (m: Message) => number {
     const calls = m.tool_calls;
     if (Array.isArray(calls)) {
       for (const call of calls) {
-        const fn = (call as Obj | null)?.function as Obj | undefined;
-        if (fn) n += 3 + text(String(fn.name ?? '')) + text(String(fn.arguments ?? ''));
+        const [name, args] = toolCallTexts(call);
+        n += TOOL_CALL_OVERHEAD_TOKENS + text(name) + text(args);
       }
     }
     return n;

@@ -16,7 +16,10 @@ export function defaultTokenCounter(message: Message): number {
  * The estimate `compress` uses by default (`tokenEstimate: 'script'`) for a text: CJK
  * ideographs, kana and hangul about one token each, Latin words, digit groups and punctuation
  * runs roughly as a BPE tokenizer splits them (within 4-9 % of o200k_base on real chats). Use it to
- * show a user the same counts the compressor budgets with.
+ * show a user the same counts the compressor budgets with: `compress` counts a message as the
+ * estimate of its text, plus 4 tokens, plus for each tool call 3 tokens and the estimates of its
+ * `function.name` and `function.arguments`, plus `imageTokens` per image part (the default mode
+ * with no `tokenCounter`; docs/token-counts.md).
  *
  * @example
  * estimateTokens('hello world') // 2
@@ -27,4 +30,25 @@ export function estimateTokens(text: string): number {
     throw new CompressError('InvalidInput', 'estimateTokens(): text must be a string', '/text');
   }
   return estimateTextTokens(text);
+}
+
+/**
+ * Tokens a provider bills per message beyond its text (role and separators: OpenAI documents 3,
+ * plus one for the name or id fields most messages carry). The default estimate adds it to every
+ * message (src/pipeline.h kMessageOverheadTokens holds the same number).
+ */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Tokens billed per tool call beyond the estimates of its name and arguments (the same as
+ * src/pipeline.h kToolCallOverheadTokens). */
+export const TOOL_CALL_OVERHEAD_TOKENS = 3;
+
+/**
+ * @internal The texts the default estimate bills for one element of `tool_calls`: its
+ * `function.name` and `function.arguments`, each when it is a string, else "" (OpenAI Chat sends
+ * arguments as JSON text). src/request.cpp reads the same from JSON.
+ */
+export function toolCallTexts(call: unknown): [string, string] {
+  const fn = (call as Record<string, Record<string, unknown> | undefined> | null)?.function;
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return [text(fn?.name), text(fn?.arguments)];
 }
