@@ -18,6 +18,11 @@
 // objects with unique string ids and string contents (no earlier provenance), and options of the
 // documented types and ranges. Anything else goes to the engine, which reports it.
 import { compress as engineCompress } from './engine.js';
+import {
+  MESSAGE_OVERHEAD_TOKENS,
+  TOOL_CALL_OVERHEAD_TOKENS,
+  toolCallTexts,
+} from './token-counter.js';
 import { estimateTextTokens } from './transport.js';
 import type {
   AsyncCompressOptions,
@@ -93,6 +98,22 @@ function builtInTokens(content: string, options: CompressOptions): number {
   return content.length === 0 ? 0 : estimateTextTokens(content);
 }
 
+/**
+ * What the default mode's script estimate bills a message beyond its text (docs/token-counts.md):
+ * its overhead and its tool calls' names and arguments; nothing under cce-1.0 or "chars".
+ */
+function billedExtra(toolCalls: unknown, options: CompressOptions): number {
+  if (options.compat === 'cce-1.0' || (options.tokenEstimate ?? 'script') !== 'script') return 0;
+  let tokens = MESSAGE_OVERHEAD_TOKENS;
+  if (Array.isArray(toolCalls)) {
+    for (const call of toolCalls) {
+      tokens += TOOL_CALL_OVERHEAD_TOKENS;
+      for (const text of toolCallTexts(call)) tokens += text.length === 0 ? 0 : estimateTextTokens(text);
+    }
+  }
+  return tokens;
+}
+
 /** The result the engine would give, or undefined when only the engine can tell. */
 export function answerUnchanged(
   messages: unknown,
@@ -113,6 +134,7 @@ export function answerUnchanged(
   for (const role of preserve) bytes += 16 + 3 * role.length;
   let unchanged = budget === undefined;
   const contents: string[] = [];
+  const calls: unknown[] = [];
   let units = 0;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as unknown;
@@ -127,6 +149,7 @@ export function answerUnchanged(
     if (budget !== undefined && units > BUDGET_CHECK_MAX_UNITS) return undefined;
     ids.add(id);
     contents.push(content);
+    calls.push((m as Obj).tool_calls);
     bytes += 64 + 3 * (id.length + content.length + (roleText?.length ?? 0));
     if (unchanged) {
       const toolCalls = (m as Obj).tool_calls;
@@ -154,7 +177,9 @@ export function answerUnchanged(
     return { messages: out, compression, verbatim: {} };
   }
   let tokens = 0;
-  for (const content of contents) tokens += builtInTokens(content, options);
+  for (let i = 0; i < n; i++) {
+    tokens += builtInTokens(contents[i] as string, options) + billedExtra(calls[i], options);
+  }
   if (tokens > budget) return undefined;
   return {
     messages: messages as Message[],
