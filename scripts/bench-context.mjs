@@ -86,21 +86,30 @@ const chat = createContextManager({
   keepLast: 6,
 });
 const perTurn = [];
+const spent = { add: 0, compress: 0, view: 0 };
 let compressions = 0;
 const t0 = performance.now();
 for (let i = 0; i < turns; i++) {
   const start = performance.now();
   chat.add(messages[i]);
+  const added = performance.now();
   while (chat.shouldCompress()) {
     const outcome = chat.compress();
     compressions++;
     if (!outcome.compressed) break;
   }
+  const compressed = performance.now();
   chat.view();
-  perTurn.push(performance.now() - start);
+  const end = performance.now();
+  spent.add += added - start;
+  spent.compress += compressed - added;
+  spent.view += end - compressed;
+  perTurn.push(end - start);
 }
 const total = performance.now() - t0;
+const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 console.log(
   `replay   ${turns} turns (add + shouldCompress + view, ${compressions} compressions): ` +
-    `${(total / 1000).toFixed(2)} s total, median ${(median(perTurn) * 1000).toFixed(0)} µs/turn`,
+    `${s(total)} total, median ${(median(perTurn) * 1000).toFixed(0)} µs/turn ` +
+    `(add ${s(spent.add)}, compress ${s(spent.compress)}, view ${s(spent.view)})`,
 );

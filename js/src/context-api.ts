@@ -758,12 +758,6 @@ function closeHeld(held: HeldState): void {
   }
 }
 
-/** @internal How many states the live instance holds (tests of freeing). */
-export function openContextStates(): number {
-  return (callSession<{ open: number }>('contextJson', { op: 'close', handle: 0 }, 'close()')
-    .output as { open: number }).open;
-}
-
 /** A JSON copy of a caller's value (what the engine would keep of it), read once. */
 function jsonCopy(value: unknown, caller: string): ChatMessage | ChatMessage[] | undefined {
   let text: string | undefined;
