@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The context manager (issue 7): a serialisable session over the core's pure contextJson calls.
+// The context manager (issue 7): a serialisable session whose state the session module holds by
+// handle (context_json.h, "Held states"), with a copy here that toJSON() returns and re-opens it.
 import { CompressError } from './errors.js';
 import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
 
