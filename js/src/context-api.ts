@@ -304,6 +304,8 @@ export class ContextManager<Async extends boolean = boolean> {
   readonly #callbacks: ContextCallbacks;
   /** The engine's handle of this state, and the instance it lives in. */
   #held: HeldState | undefined;
+  /** JSON of the history messages the last view() sent, by index. */
+  #viewTexts = new Map<number, string>();
 
   static {
     makeManager = (state, usage, callbacks) => new ContextManager(state, usage, callbacks);
@@ -466,7 +468,23 @@ export class ContextManager<Async extends boolean = boolean> {
    * Valid for OpenAI and Anthropic: no orphaned tool message, roles alternate at the joints.
    */
   view(): ContextView {
-    return this.#runSync<ContextView>('view', {});
+    // The engine names the history messages by index; the copies are parsed, in one go, from the
+    // JSON of the manager's history (kept for the messages of the last view: the next one mostly
+    // sends them again).
+    const { sources, summaries, validation, usage } = this.#runSync<HeldView>('view', {});
+    const history = this.#state.messages;
+    const texts = new Map<number, string>();
+    for (const i of sources) {
+      if (i >= 0) texts.set(i, this.#viewTexts.get(i) ?? JSON.stringify(history[i]));
+    }
+    this.#viewTexts = texts;
+    const copies = JSON.parse(`[${[...texts.values()].join(',')}]`) as ChatMessage[];
+    let summary = 0;
+    let raw = 0;
+    const messages = sources.map((i) =>
+      i < 0 ? (summaries[summary++] as ChatMessage) : (copies[raw++] as ChatMessage),
+    );
+    return { messages, validation, usage };
   }
 
   /** Removes a checkpoint: its messages are sent raw again. Throws for an unknown id. */
@@ -534,6 +552,7 @@ export class ContextManager<Async extends boolean = boolean> {
     if (this.#normalised === undefined) return;
     this.#state = this.#normalised;
     this.#normalised = undefined;
+    this.#viewTexts.clear();
   }
 
   /** The handle of this state in the live instance, opened (again) from the copy when needed. */
@@ -737,6 +756,14 @@ interface LedgerDelta {
   compressions: number;
   nextId: number;
   summaryTokens: ContextState['summaryTokens'];
+}
+
+/** view() of a held state: history indices (-1: the next summary message) and the summaries. */
+interface HeldView {
+  sources: number[];
+  summaries: ChatMessage[];
+  validation: ViewValidation;
+  usage: ContextUsage;
 }
 
 /** A state the engine holds for a manager: its handle in one instance of the session module. */

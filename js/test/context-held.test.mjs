@@ -88,6 +88,13 @@ describe('context state held by handle', () => {
     assert.equal(json(restored.toJSON()), json(saved));
     assert.equal(json(restored.view()), json(chat.view()));
     assert.equal(json(restored.usage()), json(chat.usage()));
+    // A view's messages are copies: changing one changes neither the history nor the next view.
+    const seen = restored.view();
+    const last = seen.messages.at(-1);
+    const original = last.content;
+    last.content = 'changed';
+    assert.equal(restored.view().messages.at(-1).content, original);
+    assert.equal(json(restored.toJSON()), json(saved));
     // Both go on the same way.
     replay(chat, 300, 360);
     replay(restored, 300, 360);

@@ -675,7 +675,18 @@ std::string contextJson(std::string_view requestText) {
   if (op == "view") {
     ViewResult v = view(st, host);
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
-    out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
+    if (held) {
+      // The caller holds a copy of the history: its messages go by index, summaries in full.
+      Value sources = Value::array(), summaries = Value::array();
+      for (std::size_t k = 0; k < v.messages.size(); ++k) {
+        sources.items.push_back(number(static_cast<double>(v.sources[k])));
+        if (v.sources[k] < 0) summaries.items.push_back(std::move(v.messages[k]));
+      }
+      out.members.push_back({u"sources", std::move(sources)});
+      out.members.push_back({u"summaries", std::move(summaries)});
+    } else {
+      out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
+    }
     out.members.push_back({u"validation", validationJson(v.validation)});
     out.members.push_back({u"usage", usageToJson(v.usage)});
     return okEnvelope("output", out);

@@ -14,7 +14,9 @@
 // "undo" return "ledger" = {"checkpoints": [active], "archive": [appended], "events":
 // [appended], "compressions", "nextId", "summaryTokens"}, so a caller keeps its own copy of the
 // state equal to the engine's by appending its messages and applying these. Failing and pending
-// answers leave a held state unchanged, as they leave a sent one.
+// answers leave a held state unchanged, as they leave a sent one. "view" of a held state answers
+// {"sources": [history index, or -1 for a summary message], "summaries": [the summary messages],
+// "validation", "usage"}: the caller builds the messages from its copy of the history.
 //   op "open"   {"state": STATE, "echo"?: bool}   -> {"handle", "usage", "state" (echo: the
 //                                                    state as the engine writes it)}
 //   op "save"   {"handle"}                        -> {"state"}
