@@ -772,8 +772,13 @@ interface HeldState {
   handle: number;
 }
 
-// States of managers that were collected without a trap of their instance are freed here.
-const heldStates = new FinalizationRegistry<HeldState>(closeHeld);
+// States of managers that were collected without a trap of their instance are freed here. Some
+// runtimes have no FinalizationRegistry (Cloudflare's workerd): there, a state lives as long as
+// its instance.
+const heldStates: Pick<FinalizationRegistry<HeldState>, 'register' | 'unregister'> =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<HeldState>(closeHeld)
+    : { register: () => {}, unregister: () => false };
 
 function closeHeld(held: HeldState): void {
   try {
