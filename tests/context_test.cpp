@@ -1145,3 +1145,153 @@ TEST_SUITE("context") {
     CHECK(json(state) == json(stateToJson(core)));
   }
 }
+
+TEST_SUITE("context") {
+  TEST_CASE("the history index grows with each add as a fresh one would be built") {
+    // s s u a A t t a u A t u ...: leading systems, groups that grow, a taken-back add.
+    const std::string pattern = "ssuaAttauAtuaAtAtauuaAta";
+    std::vector<Value> all = fromPattern(pattern);
+    State st;
+    st.config = charsConfig();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      Host host;
+      REQUIRE(addMessages(st, {all[i]}, host));
+      (void)usage(st, host);
+      if (i % 5 == 4) {  // an add taken back (as a pending answer does), then made again
+        st.messages.pop_back();
+        st.tokens.pop_back();
+        (void)usage(st, host);
+        REQUIRE(addMessages(st, {all[i]}, host));
+        (void)usage(st, host);
+      }
+      CAPTURE(i);
+      const std::size_t sysEnd = leadingSystemCount(st.messages);
+      CHECK(st.index.count == st.messages.size());
+      CHECK(st.index.sysEnd == sysEnd);
+      CHECK(st.index.starts == groupStarts(st.messages, sysEnd));
+      double sum = 0;
+      for (std::size_t k = 0; k < st.messages.size(); ++k) {
+        CHECK(st.index.prefix[k] == sum);
+        sum += st.tokens[k];
+      }
+    }
+  }
+
+  TEST_CASE("add then usage costs the new message, not the history") {
+    auto workFor = [](std::size_t n) {
+      State st;
+      st.config = charsConfig();
+      st.config.contextWindow = 1e12;
+      for (std::size_t i = 0; i < n; ++i) {
+        Host host;
+        REQUIRE(addMessages(st, {message(i % 2 ? "assistant" : "user", "hi")}, host));
+        (void)usage(st, host);
+      }
+      return st.index.work;
+    };
+    const std::size_t small = workFor(500), large = workFor(2000);
+    // About 4 per add (the last group scanned again, one prefix sum, one tail sum): constant,
+    // where rebuilding the index on every call would cost n per add (n^2 / 2 in all).
+    CHECK(small <= 5 * 500);
+    CHECK(large <= 5 * 2000);
+  }
+
+  TEST_CASE("checkStructure pairs parallel tool results with their calls") {
+    std::vector<std::string> ids;
+    for (int i = 0; i < 300; ++i) ids.push_back("c" + std::to_string(i));
+    std::vector<Value> m = {message("user", "go"), assistantCalls(ids)};
+    for (const std::string& id : ids) m.push_back(toolResult(id, "ok"));
+    CHECK(checkStructure(m).empty());
+    m[150] = toolResult("nobody", "?");  // answers no call; c148 goes unanswered
+    std::vector<StructureIssue> issues = checkStructure(m);
+    REQUIRE(issues.size() == 2);
+    CHECK(issues[0].kind == StructureIssue::Kind::MissingToolResult);
+    CHECK(issues[0].index == 1);
+    CHECK(issues[1].kind == StructureIssue::Kind::OrphanToolResult);
+    CHECK(issues[1].index == 150);
+    // A system message splits the run: the results after it answer nothing.
+    m[150] = message("system", "note");
+    issues = checkStructure(m);
+    std::size_t orphans = 0;
+    for (const StructureIssue& issue : issues) {
+      if (issue.kind != StructureIssue::Kind::OrphanToolResult) continue;
+      ++orphans;
+      CHECK(issue.index > 150);
+    }
+    CHECK(orphans == 301 - 150);
+  }
+
+  TEST_CASE("a state held by handle answers as the state sent with each request does") {
+    std::vector<Value> convs = loadConversations("claude_code_ccviewer.json");
+    if (convs.empty()) return;
+    const std::vector<Value>& conv = convs[0].items;
+    Config config = replayConfig(conv, 1);
+    std::string configJson =
+        R"({"contextWindow":)" + std::to_string(static_cast<long>(config.contextWindow)) +
+        R"(,"promptBudget":1000,"safetyMargin":500,"keepLast":5,"keepFirst":2})";
+    Value state =
+        *envelopeOutput(cce::contextJson(R"({"op":"create","config":)" + configJson + "}"))
+             .find(u"state");
+    Value opened = envelopeOutput(
+        cce::contextJson(R"({"op":"open","echo":true,"state":)" + json(state) + "}"));
+    REQUIRE(opened.isObject());
+    CHECK(json(*opened.find(u"state")) == json(state));
+    const std::string handle = json(*opened.find(u"handle"));
+    auto held = [&](const std::string& op, const std::string& extra) {
+      return envelopeOutput(
+          cce::contextJson(R"({"op":")" + op + R"(","handle":)" + handle + extra + "}"));
+    };
+    auto without = [](Value v, const char16_t* key) {
+      v.members.erase(std::remove_if(v.members.begin(), v.members.end(),
+                                     [key](const cce::json::Member& m) { return m.key == key; }),
+                      v.members.end());
+      return v;
+    };
+    std::size_t compressions = 0;
+    for (std::size_t i = 0; i < conv.size(); ++i) {
+      const std::string add = ",\"message\":" + json(conv[i]);
+      Value sent = envelopeOutput(cce::contextJson(requestWith("add", state, add)));
+      Value kept = held("add", add);
+      REQUIRE(sent.isObject());
+      state = *sent.find(u"state");
+      CHECK(json(*kept.find(u"usage")) == json(*sent.find(u"usage")));
+      CHECK(json(*kept.find(u"tokens")->items.begin()) == json(state.find(u"tokens")->items.back()));
+      // A held view names history messages by index: rebuilt from the history, it is the view.
+      Value heldView = held("view", "");
+      Value rebuilt = Value::object();
+      Value messages = Value::array();
+      std::size_t summary = 0;
+      for (const Value& source : heldView.find(u"sources")->items) {
+        messages.items.push_back(
+            source.number < 0 ? heldView.find(u"summaries")->items[summary++]
+                              : state.find(u"messages")->items[static_cast<std::size_t>(source.number)]);
+      }
+      rebuilt.members.push_back({u"messages", std::move(messages)});
+      rebuilt.members.push_back({u"validation", *heldView.find(u"validation")});
+      rebuilt.members.push_back({u"usage", *heldView.find(u"usage")});
+      CHECK(json(rebuilt) == json(envelopeOutput(cce::contextJson(requestWith("view", state)))));
+      while (sent.find(u"usage")->find(u"shouldCompress")->boolean) {
+        const std::string now = ",\"now\":" + std::to_string(i);
+        sent = envelopeOutput(cce::contextJson(requestWith("compress", state, now)));
+        kept = held("compress", now);
+        state = *sent.find(u"state");
+        CHECK(json(without(kept, u"ledger")) == json(without(sent, u"state")));
+        const Value& delta = *kept.find(u"ledger");
+        CHECK(json(*delta.find(u"checkpoints")) == json(*state.find(u"checkpoints")));
+        CHECK(json(*delta.find(u"summaryTokens")) == json(*state.find(u"summaryTokens")));
+        ++compressions;
+      }
+    }
+    CHECK(compressions > 0);
+    // The held state, written out, is the state sent back and forth.
+    Value saved = held("save", "");
+    REQUIRE(saved.isObject());
+    CHECK(json(*saved.find(u"state")) == json(state));
+    const double before =
+        envelopeOutput(cce::contextJson(R"({"op":"close","handle":0})")).find(u"open")->number;
+    Value closed = envelopeOutput(cce::contextJson(R"({"op":"close","handle":)" + handle + "}"));
+    CHECK(closed.find(u"open")->number == before - 1);
+    Value gone = parse(cce::contextJson(R"({"op":"view","handle":)" + handle + "}"));
+    CHECK_FALSE(gone.find(u"ok")->boolean);
+  }
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The context manager (issue 7): a serialisable session over the core's pure contextJson calls.
+// The context manager (issue 7): a serialisable session whose state the session module holds by
+// handle (context_json.h, "Held states"), with a copy here that toJSON() returns and re-opens it.
 import { CompressError } from './errors.js';
-import { callSession } from './session-load.js';
+import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
 
 // ---- public shapes ------------------------------------------------------------------------------
 
@@ -290,9 +291,21 @@ let makeManager: (
  * await callModel(chat.view().messages);
  */
 export class ContextManager<Async extends boolean = boolean> {
+  /**
+   * The manager's copy of its state (what toJSON() returns). The engine holds the same state by
+   * handle; this copy follows it by appending what add() sent and the deltas compress() / undo()
+   * return, and re-opens the engine's state when the instance was lost (a trap re-creates it).
+   */
   #state: ContextState;
+  /** fromJSON(): the engine's normalised form of the given state, which becomes #state at the
+   * first change (as the state the engine returned did before states were held by handle). */
+  #normalised: ContextState | undefined;
   #usage: ContextUsage;
   readonly #callbacks: ContextCallbacks;
+  /** The engine's handle of this state, and the instance it lives in. */
+  #held: HeldState | undefined;
+  /** JSON of the history messages the last view() sent, by index. */
+  #viewTexts = new Map<number, string>();
 
   static {
     makeManager = (state, usage, callbacks) => new ContextManager(state, usage, callbacks);
@@ -357,13 +370,16 @@ export class ContextManager<Async extends boolean = boolean> {
     }
     copy.config.summarizer = callbacks.summarizer !== undefined;
     const manager = new ContextManager(copy, undefined as unknown as ContextUsage, callbacks);
-    manager.#usage = manager.#runSync<{ usage: ContextUsage }>('usage', {}).usage;
+    const opened = manager.#open(true);
+    manager.#usage = opened.usage;
+    manager.#normalised = opened.state;
     return manager;
   }
 
   /** Appends one message to the history (copied; your object is never changed). */
   add(message: ChatMessage): ContextUsage {
-    return this.#change<{ usage: ContextUsage }>('add', { message }).usage;
+    const copy = jsonCopy(message, 'add()') as ChatMessage | undefined;
+    return this.#append(copy === undefined ? [] : [copy], { message: copy });
   }
 
   /** Appends several messages at once (one engine call). */
@@ -371,7 +387,18 @@ export class ContextManager<Async extends boolean = boolean> {
     if (!Array.isArray(messages)) {
       throw new CompressError('InvalidInput', 'addMany(): messages must be an array', '/messages');
     }
-    return this.#change<{ usage: ContextUsage }>('add', { messages }).usage;
+    const copies = jsonCopy(messages, 'addMany()') as ChatMessage[];
+    return this.#append(copies, { messages: copies });
+  }
+
+  /** Sends the copies (the engine appends them to its state) and appends them to the copy. */
+  #append(copies: ChatMessage[], fields: Record<string, unknown>): ContextUsage {
+    const output = this.#runSync<{ usage: ContextUsage; tokens: number[] }>('add', fields);
+    this.#adoptNormalised();
+    for (const message of copies) this.#state.messages.push(message);
+    for (const n of output.tokens) this.#state.tokens.push(n);
+    this.#usage = output.usage;
+    return output.usage;
   }
 
   /** Token accounting of the current view (no engine call). */
@@ -441,7 +468,23 @@ export class ContextManager<Async extends boolean = boolean> {
    * Valid for OpenAI and Anthropic: no orphaned tool message, roles alternate at the joints.
    */
   view(): ContextView {
-    return this.#runSync<ContextView>('view', {});
+    // The engine names the history messages by index; the copies are parsed, in one go, from the
+    // JSON of the manager's history (kept for the messages of the last view: the next one mostly
+    // sends them again).
+    const { sources, summaries, validation, usage } = this.#runSync<HeldView>('view', {});
+    const history = this.#state.messages;
+    const texts = new Map<number, string>();
+    for (const i of sources) {
+      if (i >= 0) texts.set(i, this.#viewTexts.get(i) ?? JSON.stringify(history[i]));
+    }
+    this.#viewTexts = texts;
+    const copies = JSON.parse(`[${[...texts.values()].join(',')}]`) as ChatMessage[];
+    let summary = 0;
+    let raw = 0;
+    const messages = sources.map((i) =>
+      i < 0 ? (summaries[summary++] as ChatMessage) : (copies[raw++] as ChatMessage),
+    );
+    return { messages, validation, usage };
   }
 
   /** Removes a checkpoint: its messages are sent raw again. Throws for an unknown id. */
@@ -484,15 +527,64 @@ export class ContextManager<Async extends boolean = boolean> {
     op: string,
     fields: Record<string, unknown>,
   ): Output {
-    const output = this.#runSync<Output & { state?: ContextState }>(op, fields);
+    const output = this.#runSync<Output & { ledger?: LedgerDelta }>(op, fields);
     this.#commit(output);
-    delete output.state;
     return output;
   }
 
-  #commit(output: { state?: ContextState; usage: ContextUsage }): void {
-    if (output.state) this.#state = output.state;
+  #commit(output: { ledger?: LedgerDelta; usage: ContextUsage }): void {
+    if (output.ledger) {
+      this.#adoptNormalised();
+      const d = output.ledger;
+      const s = this.#state;
+      s.checkpoints = d.checkpoints;
+      for (const cp of d.archive) s.archive.push(cp);
+      for (const event of d.events) s.events.push(event);
+      s.compressions = d.compressions;
+      s.nextId = d.nextId;
+      s.summaryTokens = d.summaryTokens;
+      delete output.ledger;
+    }
     this.#usage = output.usage;
+  }
+
+  #adoptNormalised(): void {
+    if (this.#normalised === undefined) return;
+    this.#state = this.#normalised;
+    this.#normalised = undefined;
+    this.#viewTexts.clear();
+  }
+
+  /** The handle of this state in the live instance, opened (again) from the copy when needed. */
+  #handle(): number {
+    const instance = sessionInstance();
+    if (this.#held?.instance === instance) return this.#held.handle;
+    return this.#open(false).handle;
+  }
+
+  /** Opens the copy in the engine; `echo` also returns the engine's normalised state. */
+  #open(echo: boolean): { handle: number; usage: ContextUsage; state?: ContextState } {
+    this.#release();
+    const opened = this.#drive(
+      this.#steps<{ handle: number; usage: ContextUsage; state?: ContextState }>(
+        'open',
+        () => ({ state: this.#state, echo }),
+        { count: 0 },
+      ),
+    );
+    const held = { instance: sessionInstance(), handle: opened.handle };
+    this.#held = held;
+    heldStates.register(this, held, this);
+    return opened;
+  }
+
+  /** Frees the engine's copy of this state (now, instead of when the manager is collected). */
+  #release(): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#held = undefined;
+    heldStates.unregister(this);
+    closeHeld(held);
   }
 
   #runSync<Output>(op: string, fields: Record<string, unknown>): Output {
@@ -515,10 +607,12 @@ export class ContextManager<Async extends boolean = boolean> {
     const host: Host = { counts: {}, summaries: {} };
     const request = fields();
     for (let round = 0; ; round++) {
+      // Each round names the state's handle in the live instance (re-opened after a trap).
+      const target = op === 'open' ? {} : { handle: this.#handle() };
       const answer = callSession<Output, Pending>(
         'contextJson',
-        { op, state: this.#state, ...request, host },
-        `${op}()`,
+        { op, ...target, ...request, host },
+        op === 'open' ? 'fromJSON()' : `${op}()`,
       );
       if (answer.output !== undefined) return answer.output;
       if (round >= MAX_ROUNDS) {
@@ -587,16 +681,24 @@ export class ContextManager<Async extends boolean = boolean> {
    * Commits the compression, then reports its remaining stages; an onProgress that throws undoes
    * the commit (the manager is as before the call, and the error is CallbackFailed).
    */
-  #finish(outcome: CompressOutcome & { state?: ContextState }, emitted: { count: number }): void {
+  #finish(outcome: CompressOutcome & { ledger?: LedgerDelta }, emitted: { count: number }): void {
     const state = this.#state;
+    const normalised = this.#normalised;
     const usage = this.#usage;
+    const { checkpoints, compressions, nextId, summaryTokens } = state;
+    const archived = state.archive.length;
+    const logged = state.events.length;
     this.#commit(outcome);
-    delete outcome.state;
     try {
       this.#emit(outcome.progress, emitted);
     } catch (error) {
+      Object.assign(state, { checkpoints, compressions, nextId, summaryTokens });
+      state.archive.length = archived;
+      state.events.length = logged;
       this.#state = state;
+      this.#normalised = normalised;
       this.#usage = usage;
+      this.#release(); // the engine's state has the compression: open the copy again when needed
       throw error;
     }
   }
@@ -642,6 +744,67 @@ export function createContextManager(config: ContextManagerConfig): ContextManag
   );
   const output = answer.output as { state: ContextState; usage: ContextUsage };
   return makeManager(output.state, output.usage, callbacks);
+}
+
+/** What compress() and undo() changed, in a state held by handle. */
+interface LedgerDelta {
+  checkpoints: Checkpoint[];
+  /** Appended to the archive. */
+  archive: Checkpoint[];
+  /** Appended to the session log. */
+  events: ContextState['events'];
+  compressions: number;
+  nextId: number;
+  summaryTokens: ContextState['summaryTokens'];
+}
+
+/** view() of a held state: history indices (-1: the next summary message) and the summaries. */
+interface HeldView {
+  sources: number[];
+  summaries: ChatMessage[];
+  validation: ViewValidation;
+  usage: ContextUsage;
+}
+
+/** A state the engine holds for a manager: its handle in one instance of the session module. */
+interface HeldState {
+  instance: object;
+  handle: number;
+}
+
+// States of managers that were collected without a trap of their instance are freed here. Some
+// runtimes have no FinalizationRegistry (Cloudflare's workerd): there, a state lives as long as
+// its instance.
+const heldStates: Pick<FinalizationRegistry<HeldState>, 'register' | 'unregister'> =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<HeldState>(closeHeld)
+    : { register: () => {}, unregister: () => false };
+
+function closeHeld(held: HeldState): void {
+  try {
+    // A state of a trapped (dropped) instance went with it; a re-created instance has other handles.
+    if (currentSessionInstance() === held.instance) {
+      callSession('contextJson', { op: 'close', handle: held.handle }, 'close()');
+    }
+  } catch {
+    // Freeing is best effort: a failing instance is re-created without the state anyway.
+  }
+}
+
+/** A JSON copy of a caller's value (what the engine would keep of it), read once. */
+function jsonCopy(value: unknown, caller: string): ChatMessage | ChatMessage[] | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: the input is not JSON-serialisable (${error instanceof Error ? error.message : String(error)})`,
+      '',
+      { cause: error },
+    );
+  }
+  return text === undefined ? undefined : (JSON.parse(text) as ChatMessage | ChatMessage[]);
 }
 
 // ---- stateless utilities ------------------------------------------------------------------------

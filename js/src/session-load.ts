@@ -17,6 +17,16 @@ export const loadSession = loader.load;
 /** @internal True once the session module can be used synchronously. */
 export const isSessionLoaded = loader.isLoaded;
 
+/** @internal The live session instance (re-created after a trap): states held by handle live in
+ * one instance, so a manager compares it with the one it opened its state in. */
+export const sessionInstance = loader.engine;
+/** @internal The live session instance, if any, without re-creating one. */
+export const currentSessionInstance = loader.currentEngine;
+
+/** @internal UTF-16 units sent to and received from the session module so far (tests count
+ * what crosses the boundary per call). */
+export const sessionTraffic = { sent: 0, received: 0 };
+
 /** @internal The engine's answer: the output, or what the host must answer first. */
 export type SessionAnswer<Output, Pending> =
   | { output: Output; pending?: undefined }
@@ -52,6 +62,7 @@ export function callSession<Output, Pending = never>(
   }
   const raw = loader.engine();
   let answer: string;
+  sessionTraffic.sent += text.length;
   try {
     answer = raw[entry](text);
   } catch (error) {
@@ -64,6 +75,7 @@ export function callSession<Output, Pending = never>(
       { cause: error },
     );
   }
+  sessionTraffic.received += answer.length;
   const envelope = JSON.parse(answer) as Envelope;
   if (!envelope.ok) {
     const error = envelope.error ?? { code: 'Internal' as const, message: 'malformed answer' };

@@ -52,20 +52,21 @@ const U16* stringContent(const Value& m) {
 }
 
 // Derived facts about the history, shared by every step of one operation.
+// The index (group starts, prefix sums) is the state's HistoryIndex, brought up to date here: a
+// Frame costs the messages appended since the last one, not the history.
 struct Frame {
   const State& st;
   std::size_t n = 0, sysEnd = 0, headEnd = 0, lastStart = 0;
-  std::vector<std::size_t> starts;
-  std::vector<double> prefix;
+  const std::vector<std::size_t>& starts;
+  const std::vector<double>& prefix;
   double system = 0, available = 0, threshold = 0;
 
-  explicit Frame(const State& s) : st(s) {
+  explicit Frame(const State& s)
+      : st(s), starts((s.index.update(s.messages, s.tokens), s.index.starts)),
+        prefix(s.index.prefix) {
     const Config& c = s.config;
     n = s.messages.size();
-    sysEnd = leadingSystemCount(s.messages);
-    starts = groupStarts(s.messages, sysEnd);
-    prefix.assign(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + s.tokens[i];
+    sysEnd = s.index.sysEnd;
     headEnd = c.keepFirst > 0 ? alignDown(std::min(n, sysEnd + c.keepFirst)) : sysEnd;
     lastStart = n > sysEnd ? starts[n - 1] : n;
     if (c.systemPromptTokens) {
@@ -199,7 +200,7 @@ std::vector<Segment> project(const Frame& f, const Ledger& l, Host& host) {
     Segment raw;
     raw.start = pos;
     raw.end = f.n;
-    for (std::size_t k = raw.start; k < raw.end; ++k) raw.tokens += f.st.tokens[k];
+    raw.tokens = f.st.index.tailTokens(f.st.tokens, raw.start, raw.end);
     out.push_back(std::move(raw));
   }
   return out;
@@ -350,10 +351,38 @@ bool adjacentInHistory(const std::vector<Value>& h, long a, long b) {
   return true;
 }
 
+// Where the run of tool messages before index x of `m` starts (x itself when m[x - 1] is not a
+// tool message). Queries come in increasing order, so the run found last is extended forward
+// instead of scanned again: n results of one run cost O(n) in all, not O(n^2).
+class ToolRunStart {
+ public:
+  explicit ToolRunStart(const std::vector<Value>& m) : m_(m) {}
+  std::size_t operator()(std::size_t x) {
+    if (known_ && x >= lo_ && x <= hi_) return lo_;
+    if (known_ && x > hi_) {
+      std::size_t j = hi_;
+      while (j < x && roleOf(m_[j]) == u"tool") ++j;
+      if (j == x) return hi_ = x, lo_;
+    }
+    std::size_t q = x;
+    while (q > 0 && roleOf(m_[q - 1]) == u"tool") --q;
+    known_ = true;
+    lo_ = q;
+    hi_ = x;
+    return q;
+  }
+
+ private:
+  const std::vector<Value>& m_;
+  bool known_ = false;
+  std::size_t lo_ = 0, hi_ = 0;
+};
+
 // Structure problems of the view that the history does not have at the same place.
 std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const ViewResult& v) {
   std::vector<StructureIssue> out;
   const auto& src = v.sources;
+  ToolRunStart viewRun(v.messages), historyRun(h);
   for (const StructureIssue& issue : checkStructure(v.messages)) {
     const std::size_t i = issue.index;
     bool introduced = src[i] < 0;
@@ -371,10 +400,8 @@ std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const 
         break;
       }
       case StructureIssue::Kind::OrphanToolResult: {
-        std::size_t p = i;
-        while (p > 0 && roleOf(v.messages[p - 1]) == u"tool") --p;
-        long q = src[i];
-        while (q > 0 && roleOf(h[static_cast<std::size_t>(q - 1)]) == u"tool") --q;
+        std::size_t p = viewRun(i);
+        long q = introduced ? 0 : static_cast<long>(historyRun(static_cast<std::size_t>(src[i])));
         long viewCause = p > 0 ? src[p - 1] : -2;
         long historyCause = q > 0 ? q - 1 : -2;
         introduced = introduced || viewCause != historyCause;
@@ -566,6 +593,45 @@ void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reaso
 }
 
 }  // namespace
+
+// ---- the history index ----------------------------------------------------------------------------
+
+void HistoryIndex::update(const std::vector<Value>& messages, const std::vector<double>& tokens) {
+  // One count per message is checkState's invariant; index only what both cover.
+  const std::size_t n = std::min(messages.size(), tokens.size());
+  if (n == count) return;
+  if (n < count) {
+    // Messages were taken back (an add whose answer was pending): the entries before n were
+    // computed as for a history of n messages, since appending never changes earlier group starts.
+    count = n;
+    sysEnd = std::min(sysEnd, n);
+    starts.resize(n);
+    prefix.resize(n + 1);
+    return;
+  }
+  // Leading system messages can only grow while every indexed message is one.
+  const bool allSystem = sysEnd == count;
+  while (allSystem && sysEnd < n && roleOf(messages[sysEnd]) == u"system") ++sysEnd;
+  // The last indexed group may grow with the new messages, so it is scanned again; the groups
+  // before it never change.
+  const std::size_t resume = allSystem ? count : starts[count - 1];
+  extendGroupStarts(messages, sysEnd, resume, starts);
+  for (std::size_t i = count; i < n; ++i) prefix.push_back(prefix[i] + tokens[i]);
+  work += (messages.size() - resume) + (n - count);
+  count = n;
+}
+
+double HistoryIndex::tailTokens(const std::vector<double>& tokens, std::size_t from,
+                                std::size_t to) {
+  if (!tailValid || tailFrom != from || tailTo > to) {
+    tailValid = true;
+    tailFrom = tailTo = from;
+    tailSum = 0;
+  }
+  work += to - tailTo;
+  for (; tailTo < to; ++tailTo) tailSum += tokens[tailTo];
+  return tailSum;
+}
 
 // ---- levels and arithmetic ----------------------------------------------------------------------
 

@@ -127,11 +127,34 @@ struct Ledger {
   std::map<std::string, double> summaryTokens;  // host counts of the current summary messages
 };
 
+/// Facts derived from the history that every operation needs (group starts, token prefix sums),
+/// kept with the state and extended when messages are appended, so an operation on a state that
+/// lives between calls (context_json's handles) does not rebuild them over the whole history.
+/// Derived from `messages` and `tokens` only; operations bring it up to date on use (a history
+/// that shrank is re-indexed from the start), so code that fills a State by hand needs no care.
+struct HistoryIndex {
+  std::size_t count = 0;             // messages indexed so far
+  std::size_t sysEnd = 0;            // leading system messages among them
+  std::vector<std::size_t> starts;   // groupStarts(messages, sysEnd)
+  std::vector<double> prefix{0.0};   // prefix[i] = tokens[0] + ... + tokens[i - 1], in order
+  // The tokens of the last raw tail the view summed, tokens[tailFrom] + ... in order, up to
+  // tailTo: the next call extends it instead of summing again (same order, same double).
+  std::size_t tailFrom = 0, tailTo = 0;
+  double tailSum = 0;
+  bool tailValid = false;
+  std::size_t work = 0;  // messages scanned or summed so far (tests check it grows per message)
+  /// Brings the index up to `messages` / `tokens` (appended messages only cost their own group).
+  void update(const std::vector<Value>& messages, const std::vector<double>& tokens);
+  /// tokens[from, to) summed in index order, extending the cached tail when it can.
+  double tailTokens(const std::vector<double>& tokens, std::size_t from, std::size_t to);
+};
+
 struct State {
   Config config;
   std::vector<Value> messages;  // the full history, exactly as added
   std::vector<double> tokens;   // one count per message
   Ledger ledger;
+  mutable HistoryIndex index;   // a cache over messages / tokens (see HistoryIndex)
 };
 
 // ---- the host's part: answers so far, and what is still needed --------------------------------

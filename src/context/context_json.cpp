@@ -3,6 +3,7 @@
 #include "context/context_json.h"
 
 #include <cmath>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -331,7 +332,56 @@ Value withState(State& st, Value out) {
   return o;
 }
 
+Value summaryTokensJson(const Ledger& l) {
+  Value counts = Value::object();
+  for (const auto& [key, n] : l.summaryTokens) counts.members.push_back({js::fromAscii(key), number(n)});
+  return counts;
+}
+
+// States held between calls ("open" -> handle): an operation naming a handle reads and updates
+// the state in place, so it costs what it touches rather than a parse and a write of the history.
+// Handles are never reused; "close" frees one.
+struct OpenStates {
+  std::map<double, State> states;
+  double next = 1;
+};
+OpenStates& openStates() {
+  static OpenStates table;
+  return table;
+}
+
+Result<State*> stateOfHandle(const Value& request) {
+  const Value* handle = request.find(u"handle");
+  if (!handle || !handle->isNumber()) return invalid("handle must be a number", "/handle");
+  auto it = openStates().states.find(handle->number);
+  if (it == openStates().states.end())
+    return invalid("no open context state has this handle", "/handle");
+  return &it->second;
+}
+
 }  // namespace
+
+// What a compress or undo changed in a state held by handle: the active checkpoints, the archive
+// and events appended since (`archiveFrom`, `eventsFrom`), and the counters. The caller's copy of
+// the state becomes the engine's by replacing and appending these.
+Value ledgerDelta(const Ledger& l, std::size_t archiveFrom, std::size_t eventsFrom) {
+  Value o = Value::object();
+  Value active = Value::array();
+  for (const Checkpoint& cp : l.checkpoints) active.items.push_back(checkpointToJson(cp));
+  o.members.push_back({u"checkpoints", std::move(active)});
+  Value archive = Value::array();
+  for (std::size_t i = archiveFrom; i < l.archive.size(); ++i)
+    archive.items.push_back(checkpointToJson(l.archive[i]));
+  o.members.push_back({u"archive", std::move(archive)});
+  Value events = Value::array();
+  events.items.assign(l.events.begin() + static_cast<long>(std::min(eventsFrom, l.events.size())),
+                      l.events.end());
+  o.members.push_back({u"events", std::move(events)});
+  o.members.push_back({u"compressions", number(l.compressions)});
+  o.members.push_back({u"nextId", number(l.nextId)});
+  o.members.push_back({u"summaryTokens", summaryTokensJson(l)});
+  return o;
+}
 
 Result<Config> configFromJson(const Value* value) { return parseConfig(value, "/config"); }
 
@@ -397,11 +447,7 @@ Value stateToJson(const State& st) {
   o.members.push_back({u"events", std::move(events)});
   o.members.push_back({u"compressions", number(st.ledger.compressions)});
   o.members.push_back({u"nextId", number(st.ledger.nextId)});
-  Value counts = Value::object();
-  for (const auto& [key, n] : st.ledger.summaryTokens) {
-    counts.members.push_back({js::fromAscii(key), number(n)});
-  }
-  o.members.push_back({u"summaryTokens", std::move(counts)});
+  o.members.push_back({u"summaryTokens", summaryTokensJson(st.ledger)});
   return o;
 }
 
@@ -519,15 +565,71 @@ std::string contextJson(std::string_view requestText) {
     return okEnvelope("output", withState(st, std::move(out)));
   }
 
+  if (op == "open") {
+    Value* stateValue = request.find(u"state");
+    if (!stateValue) return errorEnvelope(invalid("state is required", "/state"));
+    const Value* echo = request.find(u"echo");
+    const bool echoState = echo && echo->isBool() && echo->boolean;
+    Result<State> loaded = stateFromJson(std::move(*stateValue));
+    if (!loaded) return errorEnvelope(loaded.error());
+    Host host;
+    Usage u = usage(loaded.value(), host);
+    if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
+    OpenStates& table = openStates();
+    const double handle = table.next++;
+    State& st = table.states[handle] = std::move(loaded.value());
+    Value out = Value::object();
+    out.members.push_back({u"handle", number(handle)});
+    out.members.push_back({u"usage", usageToJson(u)});
+    if (echoState) out.members.push_back({u"state", stateToJson(st)});
+    return okEnvelope("output", out);
+  }
+  if (op == "close") {
+    const Value* handle = request.find(u"handle");
+    if (!handle || !handle->isNumber()) return errorEnvelope(invalid("handle must be a number", "/handle"));
+    openStates().states.erase(handle->number);
+    Value out = Value::object();
+    out.members.push_back({u"open", size(openStates().states.size())});
+    return okEnvelope("output", out);
+  }
+
+  if (op == "save") {
+    Result<State*> found = stateOfHandle(request);
+    if (!found) return errorEnvelope(found.error());
+    Value out = Value::object();
+    out.members.push_back({u"state", stateToJson(*found.value())});
+    return okEnvelope("output", out);
+  }
+
   const bool known = op == "add" || op == "usage" || op == "shouldCompress" || op == "compress" ||
                      op == "view" || op == "undo";
   if (!known) return errorEnvelope(invalid("unknown op \"" + op + "\"", "/op"));
 
-  Value* stateValue = request.find(u"state");
-  if (!stateValue) return errorEnvelope(invalid("state is required", "/state"));
-  Result<State> loaded = stateFromJson(std::move(*stateValue));
-  if (!loaded) return errorEnvelope(loaded.error());
-  State& st = loaded.value();
+  // The state: one held by handle (updated in place) or one sent with the request.
+  const bool held = request.find(u"handle") != nullptr;
+  State sent;
+  State* target = &sent;
+  if (held) {
+    Result<State*> found = stateOfHandle(request);
+    if (!found) return errorEnvelope(found.error());
+    target = found.value();
+  } else {
+    Value* stateValue = request.find(u"state");
+    if (!stateValue) return errorEnvelope(invalid("state is required", "/state"));
+    Result<State> loaded = stateFromJson(std::move(*stateValue));
+    if (!loaded) return errorEnvelope(loaded.error());
+    sent = std::move(loaded.value());
+  }
+  State& st = *target;
+  const std::size_t archiveFrom = st.ledger.archive.size();
+  const std::size_t eventsFrom = st.ledger.events.size();
+  // A changed state goes back whole when it was sent, as a delta when it is held.
+  auto answer = [&](Value out, bool ledgerChanged) {
+    if (!held) return okEnvelope("output", withState(st, std::move(out)));
+    if (ledgerChanged)
+      out.members.push_back({u"ledger", ledgerDelta(st.ledger, archiveFrom, eventsFrom)});
+    return okEnvelope("output", out);
+  };
   Host host;
   if (Result<bool> ok = readHost(request.find(u"host"), host); !ok)
     return errorEnvelope(ok.error());
@@ -544,13 +646,23 @@ std::string contextJson(std::string_view requestText) {
       if (!list) return errorEnvelope(list.error());
       messages = std::move(list.value());
     }
+    const std::size_t before = st.messages.size();
     Result<bool> ok = addMessages(st, std::move(messages), host);
     if (!ok) return errorEnvelope(ok.error());
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     Usage u = usage(st, host);
-    if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
+    if (host.pending()) {  // a held state stays as it was until the answer is complete
+      st.messages.resize(before);
+      st.tokens.resize(before);
+      return okEnvelope("pending", pendingJson(host, {}));
+    }
     out.members.push_back({u"usage", usageToJson(u)});
-    return okEnvelope("output", withState(st, std::move(out)));
+    if (held) {
+      Value counts = Value::array();
+      for (std::size_t i = before; i < st.tokens.size(); ++i) counts.items.push_back(number(st.tokens[i]));
+      out.members.push_back({u"tokens", std::move(counts)});
+    }
+    return answer(std::move(out), false);
   }
   if (op == "usage" || op == "shouldCompress") {
     Usage u = usage(st, host);
@@ -563,7 +675,18 @@ std::string contextJson(std::string_view requestText) {
   if (op == "view") {
     ViewResult v = view(st, host);
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
-    out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
+    if (held) {
+      // The caller holds a copy of the history: its messages go by index, summaries in full.
+      Value sources = Value::array(), summaries = Value::array();
+      for (std::size_t k = 0; k < v.messages.size(); ++k) {
+        sources.items.push_back(number(static_cast<double>(v.sources[k])));
+        if (v.sources[k] < 0) summaries.items.push_back(std::move(v.messages[k]));
+      }
+      out.members.push_back({u"sources", std::move(sources)});
+      out.members.push_back({u"summaries", std::move(summaries)});
+    } else {
+      out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
+    }
     out.members.push_back({u"validation", validationJson(v.validation)});
     out.members.push_back({u"usage", usageToJson(v.usage)});
     return okEnvelope("output", out);
@@ -577,7 +700,7 @@ std::string contextJson(std::string_view requestText) {
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     out.members.push_back({u"checkpoint", checkpointToJson(undone->checkpoint)});
     out.members.push_back({u"usage", usageToJson(undone->usage)});
-    return okEnvelope("output", withState(st, std::move(out)));
+    return answer(std::move(out), true);
   }
   // compress
   CompressOutcome c = compress(st, now, host);
@@ -591,7 +714,7 @@ std::string contextJson(std::string_view requestText) {
   out.members.push_back({u"validation", validationJson(c.validation)});
   out.members.push_back({u"usage", usageToJson(c.usage)});
   out.members.push_back({u"again", Value::fromBool(c.again)});
-  return okEnvelope("output", withState(st, std::move(out)));
+  return answer(std::move(out), true);
 }
 
 }  // namespace cce

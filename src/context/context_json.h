@@ -2,12 +2,28 @@
 // contextJson: the context manager as pure functions over a serialised state.
 //
 // Every call is `state + operation -> new state + result`; nothing is kept between calls, so a JS
-// `ContextManager` holds the state object, sends it with each operation and keeps what comes back
-// (toJSON() is the state itself, fromJSON() any state a previous call returned). Rules (budget,
-// boundaries, levels, aging, summary roles) are documented in context.h. Each call parses and
-// writes the whole state, history included, so its cost grows with the session's size.
+// `ContextManager` could hold the state object, send it with each operation and keep what comes
+// back (toJSON() is the state itself, fromJSON() any state a previous call returned). Rules
+// (budget, boundaries, levels, aging, summary roles) are documented in context.h. Such a call
+// parses and writes the whole state, history included, so its cost grows with the session.
 //
-// Request: {"op": OP, "state": STATE, ...operation fields..., "host": HOST}
+// Held states. "open" keeps a state in the module and returns a handle; an operation that names
+// {"handle": h} instead of carrying "state" reads and updates that state in place (the history
+// index of context.h makes add + usage cost the new message). Its answer has no "state": "add"
+// returns "tokens" (the counts of the added messages, appended to state.tokens) and "compress" /
+// "undo" return "ledger" = {"checkpoints": [active], "archive": [appended], "events":
+// [appended], "compressions", "nextId", "summaryTokens"}, so a caller keeps its own copy of the
+// state equal to the engine's by appending its messages and applying these. Failing and pending
+// answers leave a held state unchanged, as they leave a sent one. "view" of a held state answers
+// {"sources": [history index, or -1 for a summary message], "summaries": [the summary messages],
+// "validation", "usage"}: the caller builds the messages from its copy of the history.
+//   op "open"   {"state": STATE, "echo"?: bool}   -> {"handle", "usage", "state" (echo: the
+//                                                    state as the engine writes it)}
+//   op "save"   {"handle"}                        -> {"state"}
+//   op "close"  {"handle"}                        -> {"open": states still held} (no error for
+//                                                    an unknown handle: closing is idempotent)
+//
+// Request: {"op": OP, "state": STATE | "handle": h, ...operation fields..., "host": HOST}
 //
 //   op "create"          {"config": CONFIG}                        -> {"state", "usage"}
 //   op "add"             {"state", "messages": [m, ...]} or {"state", "message": m}

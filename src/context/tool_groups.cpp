@@ -363,10 +363,17 @@ std::size_t leadingSystemCount(const std::vector<Value>& messages) {
 }
 
 std::vector<std::size_t> groupStarts(const std::vector<Value>& m, std::size_t from) {
+  std::vector<std::size_t> start;
+  extendGroupStarts(m, from, 0, start);
+  return start;
+}
+
+void extendGroupStarts(const std::vector<Value>& m, std::size_t from, std::size_t resume,
+                       std::vector<std::size_t>& start) {
   const std::size_t n = m.size();
-  std::vector<std::size_t> start(n);
-  for (std::size_t i = 0; i < n && i < from; ++i) start[i] = i;
-  std::size_t i = from;
+  start.resize(n);
+  for (std::size_t i = resume; i < n && i < from; ++i) start[i] = i;
+  std::size_t i = std::max(from, resume);
   while (i < n) {
     std::size_t j = i + 1;
     if (isAssistantWithCalls(m[i])) {
@@ -377,7 +384,6 @@ std::vector<std::size_t> groupStarts(const std::vector<Value>& m, std::size_t fr
     for (std::size_t k = i; k < j; ++k) start[k] = i;
     i = j;
   }
-  return start;
 }
 
 std::u16string escapeHtml(std::u16string_view text) {
@@ -511,6 +517,9 @@ std::vector<StructureIssue> checkStructure(const std::vector<Value>& m) {
   std::vector<StructureIssue> issues;
   const std::size_t n = m.size();
   std::size_t lastTurn = n;  // index of the previous non-system message
+  // The call ids a run of tool messages may answer (those of the assistant message before the
+  // run), collected once per run so n parallel results cost n lookups, not n scans of n calls.
+  std::set<U16> answerable;
   for (std::size_t i = 0; i < n; ++i) {
     U16View role = roleOf(m[i]);
     if (role == u"system") continue;
@@ -523,17 +532,16 @@ std::vector<StructureIssue> checkStructure(const std::vector<Value>& m) {
     }
     lastTurn = i;
     if (role == u"tool") {
-      std::size_t p = i;
-      while (p > 0 && isTool(m[p - 1])) --p;
-      const Value* id = stringField(m[i], u"tool_call_id");
-      bool answered = false;
-      if (p > 0 && id && isAssistantWithCalls(m[p - 1])) {
-        for (const Value& call : m[p - 1].find(u"tool_calls")->items) {
-          const Value* cid = callId(call);
-          if (cid && cid->string == id->string) answered = true;
+      if (i == 0 || !isTool(m[i - 1])) {  // the first result of a run
+        answerable.clear();
+        if (i > 0 && isAssistantWithCalls(m[i - 1])) {
+          for (const Value& call : m[i - 1].find(u"tool_calls")->items) {
+            if (const Value* cid = callId(call)) answerable.insert(cid->string);
+          }
         }
       }
-      if (!answered) issues.push_back({Kind::OrphanToolResult, i});
+      const Value* id = stringField(m[i], u"tool_call_id");
+      if (!id || !answerable.count(id->string)) issues.push_back({Kind::OrphanToolResult, i});
     } else if (isAssistantWithCalls(m[i])) {
       std::set<U16> results;
       for (std::size_t j = i + 1; j < n && isTool(m[j]); ++j) {

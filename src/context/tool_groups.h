@@ -49,6 +49,10 @@ std::size_t leadingSystemCount(const std::vector<Value>& messages);
 /// For every index i >= from, the index where the atomic group containing i starts; indices below
 /// `from` map to themselves. A group start never changes when messages are appended later.
 std::vector<std::size_t> groupStarts(const std::vector<Value>& messages, std::size_t from);
+/// groupStarts computed again only from `resume` (a group start of `starts` for the messages it
+/// covered) on: `starts` is resized to the history and its entries from `resume` on rewritten.
+void extendGroupStarts(const std::vector<Value>& messages, std::size_t from, std::size_t resume,
+                       std::vector<std::size_t>& starts);
 
 /// Folds every native tool-call chain into one assistant message (see the header comment).
 std::vector<Value> foldToolChains(const std::vector<Value>& messages);
