@@ -35,15 +35,17 @@ TEST_SUITE("budget") {
     counted.content = &*out.content;
     counted.contentScriptTokens = &out.content.scriptTokens();
     cce::CompressOptions o;  // the safe mode: script estimate
+    // The default estimate bills the message's overhead beside its text (the source has no calls).
+    const double overhead = cce::kMessageOverheadTokens;
     const double first = cce::estimateMessageTokens(counted, o);
-    CHECK(first == cce::estimateTokens(u"a summary of several words"));
+    CHECK(first == cce::estimateTokens(u"a summary of several words") + overhead);
     REQUIRE(out.content.scriptTokens().has_value());
     out.content.scriptTokens() = 1000;  // what is remembered is what is used
-    CHECK(cce::estimateMessageTokens(counted, o) == 1000);
+    CHECK(cce::estimateMessageTokens(counted, o) == 1000 + overhead);
     out.content = u"[truncated — 9000 chars: a]";
     CHECK_FALSE(out.content.scriptTokens().has_value());
     counted.content = &*out.content;
-    CHECK(cce::estimateMessageTokens(counted, o) == cce::estimateTokens(*out.content));
+    CHECK(cce::estimateMessageTokens(counted, o) == cce::estimateTokens(*out.content) + overhead);
     cce::OutputMessage copy = out;
     CHECK(copy.content.scriptTokens() == out.content.scriptTokens());
   }
