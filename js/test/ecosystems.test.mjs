@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Examples as tests: every block of docs/ecosystems.md marked `<!-- example: NAME -->` runs as
+// Examples as tests: every block of README.md marked `<!-- example: NAME -->` runs as
 // written — under Node with the real SDKs (ai + @ai-sdk/openai, @langchain/core + langchain,
 // openai, @anthropic-ai/sdk) pointed at a fake provider on 127.0.0.1 by their base-URL variables,
 // in workerd (miniflare), Deno and Chromium. No network.
@@ -22,7 +22,7 @@ import { CHROMIUM_FLAGS } from './support/chromium.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const exec = promisify(execFile);
-const doc = readFileSync(join(root, 'docs/ecosystems.md'), 'utf8');
+const doc = readFileSync(join(root, 'README.md'), 'utf8');
 const examples = Object.fromEntries(
   [...doc.matchAll(/<!-- example: (\S+) -->\n```\w+\n([\s\S]*?)```/g)].map((m) => [m[1], m[2]]),
 );
@@ -99,7 +99,7 @@ function checkSent(sent, format, system) {
   assert.ok(size < LOGS / 2, `${size} chars sent, of ${LOGS} in the logs alone`);
 }
 
-test('docs/ecosystems.md has the seven examples', () => {
+test('README.md has the seven examples', () => {
   assert.deepEqual(Object.keys(examples).sort(), ['ai-sdk.mjs', 'anthropic.mjs', 'browser.mjs', 'deno.ts', 'langchain.mjs', 'openai.mjs', 'worker.mjs']);
 });
 
