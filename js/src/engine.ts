@@ -120,10 +120,10 @@ function readFailed(error: unknown, api: string, path: string): CompressError {
 }
 
 /**
- * The options, each read once, before anything else: no caller code then runs while a request is
- * written into wasm memory, and a getter or Proxy trap that throws is InvalidInput.
+ * @internal The options, each read once, before anything else: no caller code then runs while a
+ * request is written into wasm memory, and a getter or Proxy trap that throws is InvalidInput.
  */
-function readOptions(options: unknown): CompressOptions {
+export function readOptions(options: unknown): CompressOptions {
   const copy: Obj = {};
   if (options == null) return copy;
   for (const keys of [NUMBER_OPTIONS, TRUTHY_OPTIONS, PLAIN_OPTIONS, CALLBACK_OPTIONS]) {

@@ -17,7 +17,7 @@
 // The answer is built only for inputs both modes accept without a question: an array of plain
 // objects with unique string ids and string contents (no earlier provenance), and options of the
 // documented types and ranges. Anything else goes to the engine, which reports it.
-import { compress as engineCompress } from './engine.js';
+import { compress as engineCompress, readOptions } from './engine.js';
 import {
   MESSAGE_OVERHEAD_TOKENS,
   TOOL_CALL_OVERHEAD_TOKENS,
@@ -205,8 +205,17 @@ export function compress(
   messages: Message[],
   options?: CompressOptions,
 ): CompressResult | Promise<CompressResult> {
-  const answer = answerUnchanged(messages, options);
-  if (answer === undefined) return engineCompress(messages, options);
+  // The options are read once, here (a getter that throws is InvalidInput), and the engine gets
+  // the copy. A message whose fields cannot be read plainly (a getter that throws) is left to the
+  // engine, which reports it at its path.
+  const opts = readOptions(options);
+  let answer: CompressResult | undefined;
+  try {
+    answer = answerUnchanged(messages, opts);
+  } catch {
+    answer = undefined;
+  }
+  if (answer === undefined) return engineCompress(messages, opts);
   unchangedAnswers.count++;
   return answer;
 }
