@@ -452,6 +452,11 @@ export function partsBack<B>(
   const blocks: B[] = [];
   for (const part of parts) {
     const source = part[SOURCE] as B | undefined;
+    // A text the engine emptied (a budget's last resort beside tool calls, or a tool result) is
+    // left out: providers reject an empty text block.
+    if (part.type === 'text' && part.text === '' && (source === undefined || (source as Obj).text !== '')) {
+      continue;
+    }
     if (source === undefined) blocks.push(newText(part.text ?? ''));
     else if (part.type === 'text' && typeof part.text === 'string' && (source as Obj).text !== part.text) {
       blocks.push(withText(source, part.text));

