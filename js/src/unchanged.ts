@@ -139,6 +139,8 @@ export function answerUnchanged(
   for (let i = 0; i < n; i++) {
     const m = messages[i] as unknown;
     if (typeof m !== 'object' || m === null || Array.isArray(m)) return undefined;
+    // Plain data only: a getter (which may itself call compress) is read by the engine alone.
+    if (Object.getOwnPropertyDescriptor(m, 'content')?.get !== undefined) return undefined;
     const { id, role, content, metadata } = m as Obj;
     if (typeof id !== 'string' || ids.has(id) || typeof content !== 'string') return undefined;
     if (role !== undefined && typeof role !== 'string') return undefined;
