@@ -110,7 +110,15 @@ describe('requests written into wasm memory', () => {
     };
     run();
     assert.ok(nestedCalls >= 2, `the getter ran ${nestedCalls} times`);
-    const m = keptBytes(run, 10, 200);
-    assert.ok(m.long - m.short <= 2 * PROBE_BLOCK, `the calls kept ${m.long - m.short} bytes`);
+    // A leak grows with the number of calls; the allocator's fragmentation by the nested
+    // requests' alternating sizes does not (it settles after the first calls): compare the bytes
+    // kept by 100 calls with those kept by 300 after the same warm-up.
+    const kept = (calls) => {
+      const m = keptBytes(run, 10, calls);
+      return m.long - m.short;
+    };
+    const k100 = kept(100);
+    const k300 = kept(300);
+    assert.ok(k300 - k100 <= 2 * PROBE_BLOCK, `300 calls kept ${k300} bytes, 100 calls ${k100}`);
   });
 });
