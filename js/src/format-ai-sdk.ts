@@ -13,6 +13,7 @@ import {
   type FormatProblem,
   type ViewPart,
   type ViewSpec,
+  problemList,
 } from './format-core.js';
 
 type Obj = Record<string, unknown>;
@@ -151,12 +152,7 @@ export const aiSdkFormat: FormatAdapter<AiSdkMessage> = {
 /** What providers reject once the SDK converts the messages: roles, tool-call / tool-result
  * pairing, duplicate call ids, empty content. */
 export function validateAiSdk(messages: readonly unknown[]): FormatProblem[] {
-  const problems: FormatProblem[] = [];
-  const problem = (code: string, index: number, message: string, callId?: string) => {
-    const p: FormatProblem = { code, index, message };
-    if (callId !== undefined) p.callId = callId;
-    problems.push(p);
-  };
+  const { problems, problem } = problemList();
   if (!Array.isArray(messages) || messages.length === 0) {
     problem('no-messages', -1, 'messages must be a non-empty array');
     return problems;

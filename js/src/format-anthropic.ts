@@ -12,6 +12,7 @@ import {
   type FormatProblem,
   type ViewPart,
   type ViewSpec,
+  problemList,
 } from './format-core.js';
 
 type Obj = Record<string, unknown>;
@@ -149,12 +150,7 @@ function blank(text: unknown): boolean {
 
 /** What the Messages API rejects: roles, alternation, tool pairing and order, empty content. */
 export function validateAnthropic(messages: readonly unknown[], system?: unknown): FormatProblem[] {
-  const problems: FormatProblem[] = [];
-  const problem = (code: string, index: number, message: string, callId?: string) => {
-    const p: FormatProblem = { code, index, message };
-    if (callId !== undefined) p.callId = callId;
-    problems.push(p);
-  };
+  const { problems, problem } = problemList();
   if (system !== undefined && typeof system !== 'string' && !Array.isArray(system)) {
     problem('bad-system', -1, 'system must be a string or an array of text blocks');
   }

@@ -40,6 +40,20 @@ export interface FormatProblem {
   message: string;
 }
 
+/** @internal A validator's problem list and the function that adds to it. */
+export function problemList(): {
+  problems: FormatProblem[];
+  problem: (code: string, index: number, message: string, callId?: string) => void;
+} {
+  const problems: FormatProblem[] = [];
+  const problem = (code: string, index: number, message: string, callId?: string) => {
+    const p: FormatProblem = { code, index, message };
+    if (callId !== undefined) p.callId = callId;
+    problems.push(p);
+  };
+  return { problems, problem };
+}
+
 /** The native block (or part) a view part stands for; copied along by object spread. */
 export const SOURCE: unique symbol = Symbol('cce.source');
 /** @internal Which native message (and which of its views) a view is. */

@@ -3,7 +3,7 @@
 // system message, legacy `function_call` / `function` messages as a call and its result).
 // Messages that all carry an `id` go to the engine as they are (its own dialect, `verbatim` keyed
 // by id, `_cce_original` provenance); this adapter serves the others.
-import type { FormatAdapter, FormatProblem, ViewSpec } from './format-core.js';
+import { problemList, type FormatAdapter, type FormatProblem, type ViewSpec } from './format-core.js';
 
 type Obj = Record<string, unknown>;
 
@@ -57,12 +57,7 @@ export const openaiChatFormat: FormatAdapter<OpenAIChatMessage> = {
 /** What Chat Completions rejects: roles, unanswered or orphan tool calls, duplicate call ids,
  * an assistant message with neither content nor calls. */
 export function validateOpenAIChat(messages: readonly unknown[]): FormatProblem[] {
-  const problems: FormatProblem[] = [];
-  const problem = (code: string, index: number, message: string, callId?: string) => {
-    const p: FormatProblem = { code, index, message };
-    if (callId !== undefined) p.callId = callId;
-    problems.push(p);
-  };
+  const { problems, problem } = problemList();
   if (!Array.isArray(messages) || messages.length === 0) {
     problem('no-messages', -1, 'messages must be a non-empty array');
     return problems;

@@ -9,6 +9,7 @@
 import {
   opaquePart,
   partsBack,
+  problemList,
   textPart,
   type FormatAdapter,
   type FormatProblem,
@@ -147,12 +148,7 @@ export const openaiResponsesFormat: FormatAdapter<ResponsesItem> = {
 /** What the Responses API rejects: outputs without their call, calls without output, duplicate
  * call ids, a reasoning item without the item it belongs to, empty messages. */
 export function validateResponses(items: readonly unknown[]): FormatProblem[] {
-  const problems: FormatProblem[] = [];
-  const problem = (code: string, index: number, message: string, callId?: string) => {
-    const p: FormatProblem = { code, index, message };
-    if (callId !== undefined) p.callId = callId;
-    problems.push(p);
-  };
+  const { problems, problem } = problemList();
   if (!Array.isArray(items) || items.length === 0) {
     problem('no-messages', -1, 'input must be a non-empty array');
     return problems;
