@@ -9,6 +9,7 @@
 // answer comes back view by view; the adapter rebuilds each native message from the caller's own
 // message and blocks, replacing only the text the engine changed, so ids, signatures, encrypted
 // content, cache_control and providerOptions are carried by reference.
+import { clearOrReport, nativeVerbatim, readClearing, withoutClearing, type ClearingShape } from './clearing.js';
 import { compress as compressViews } from './engine.js';
 import { CompressError } from './errors.js';
 import { anthropicImageTokens, inlineImageSize, openAIImageTokens } from './image-size.js';
@@ -93,6 +94,8 @@ export interface FormatAdapter<M = unknown> {
   /** The request's separate system prompt as view content (Anthropic). */
   system?(system: unknown): string | ViewPart[] | undefined;
   validate(messages: readonly M[], system?: unknown): FormatProblem[];
+  /** How `clearToolResults` / `clearReasoning` read and edit this format's messages. */
+  clearing?: ClearingShape<M>;
 }
 
 /** Options of `compress` for a provider-native conversation. */
@@ -342,7 +345,7 @@ function engineOptions(
   system: boolean,
   billing: () => (m: Message) => number,
 ): CompressOptions {
-  const { format: _format, system: _system, ...rest } = options;
+  const { format: _format, system: _system, ...rest } = withoutClearing(options);
   if (system) {
     const preserve = rest.preserve ?? ['system'];
     if (!preserve.includes('system')) rest.preserve = [...preserve, 'system'];
@@ -366,6 +369,19 @@ export function compressNative<M>(
 ): NativeCompressResult<M> | Promise<NativeCompressResult<M>> {
   if (!Array.isArray(input)) {
     throw new CompressError('InvalidInput', 'compress(): messages must be an array', '/messages');
+  }
+  const clearing = readClearing(options, 'compress()');
+  if (clearing && adapter.clearing) {
+    // Clear first (with or without a budget), then compress the cleared conversation; verbatim
+    // then leads back to the caller's messages.
+    const cleared = clearOrReport(adapter.clearing, input, clearing, 'compress()');
+    const back = (r: NativeCompressResult<M>): NativeCompressResult<M> => {
+      const answer = { ...r, verbatim: nativeVerbatim(input, cleared, r.messages, r.verbatim) };
+      if (r.blockingIds) answer.blockingIds = r.blockingIds.map((n) => (cleared.ranges[n] as [number, number])[0]);
+      return answer;
+    };
+    const result = compressNative(adapter, cleared.messages, withoutClearing(options));
+    return result instanceof Promise ? result.then(back) : back(result);
   }
   const system = options.system;
   if (system != null && !adapter.system) {
