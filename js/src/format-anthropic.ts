@@ -134,6 +134,11 @@ export const anthropicFormat: FormatAdapter<AnthropicMessage> = {
     return { ...a, content: [...blocks(a), ...blocks(b)] };
   },
 
+  lead(message) {
+    // Only a stub (engine text replacing the whole content) is carried here, never a tool_use.
+    return message.role === 'assistant' ? { ...message, role: 'user' } : message;
+  },
+
   system(system) {
     if (typeof system === 'string') return system;
     if (Array.isArray(system)) return system.map(viewPart);

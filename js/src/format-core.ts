@@ -91,6 +91,9 @@ export interface FormatAdapter<M = unknown> {
   rebuild(message: M, outs: Array<ViewOut | undefined>, specs: ViewSpec[]): M | undefined;
   /** Two neighbours the provider needs as one message (Anthropic alternation), else undefined. */
   join?(a: M, b: M): M | undefined;
+  /** The first message when it carries the stub of omitted messages before it (Anthropic: a
+   * user message, which `join` then merges with a user message after it). */
+  lead?(message: M): M;
   /** The request's separate system prompt as view content (Anthropic). */
   system?(system: unknown): string | ViewPart[] | undefined;
   validate(messages: readonly M[], system?: unknown): FormatProblem[];
@@ -306,6 +309,12 @@ function rebuildNative<M>(
       built.push({ message, first: previous + 1, last: n, changed });
       previous = n;
     }
+  }
+  // A stub of the conversation's opening carried by a later message (the first one that could
+  // carry it) must still open the conversation as the provider requires.
+  const head = built[0];
+  if (adapter.lead && head !== undefined && head.first === 0 && head.last > 0 && head.changed) {
+    head.message = adapter.lead(head.message);
   }
   // Omitted messages after the last one left belong to it.
   if (previous < input.length - 1 && built.length > 0) {
