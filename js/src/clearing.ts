@@ -24,7 +24,7 @@ export interface Clearing {
   reasoning?: { keep: number };
 }
 
-/** @internal The edits of one message. */
+/** The edits of one message (see {@link ClearingShape}). */
 export interface ClearingEdit {
   /** Ids of the results to replace, with their placeholder. */
   results: ReadonlyMap<string, string>;
@@ -34,7 +34,7 @@ export interface ClearingEdit {
   reasoning: boolean;
 }
 
-/** @internal How one format's messages look to the clearing pass. */
+/** How one format's messages look to the clearing pass of `clearToolResults` / `clearReasoning`. */
 export interface ClearingShape<M> {
   /** `user` opens an assistant turn (a message of tool results only is `tool`). */
   kind(message: M): 'user' | 'assistant' | 'tool' | 'other';
@@ -66,7 +66,7 @@ function readKeep(value: unknown, api: string, path: string, fallback: number, a
 
 function checkKeys(value: Obj, keys: Set<string>, api: string, name: string): void {
   for (const key of Object.keys(value)) {
-    if (!keys.has(key)) throw bad(api, `${name}.${key}`, `is not an option of ${name} (${[...keys].join(', ')})`);
+    if (!keys.has(key)) throw bad(api, `${name}.${key}`, `is not an option (${[...keys].join(', ')})`);
   }
 }
 
@@ -80,11 +80,11 @@ export function readClearing(options: object | undefined, api: string): Clearing
   if (results == null && reasoning == null) return undefined;
   if (compat === 'cce-1.0') {
     const name = results != null ? 'clearToolResults' : 'clearReasoning';
-    throw bad(api, name, "is not available under compat: 'cce-1.0' (the reference has no clearing)");
+    throw bad(api, name, "is not available under compat: 'cce-1.0'");
   }
   const clearing: Clearing = {};
   if (results != null) {
-    if (!isObj(results)) throw bad(api, 'clearToolResults', 'must be an object ({ keep, excludeTools, placeholder, clearInputs })');
+    if (!isObj(results)) throw bad(api, 'clearToolResults', 'must be an object');
     checkKeys(results, RESULT_KEYS, api, 'clearToolResults');
     const keep = readKeep(results.keep, api, 'clearToolResults.keep', 3, false);
     const exclude = results.excludeTools;
@@ -102,7 +102,7 @@ export function readClearing(options: object | undefined, api: string): Clearing
     clearing.results = { keep, exclude: new Set(exclude as string[] | undefined), placeholder, inputs: inputs === true };
   }
   if (reasoning != null) {
-    if (!isObj(reasoning)) throw bad(api, 'clearReasoning', "must be an object ({ keep: number | 'all' })");
+    if (!isObj(reasoning)) throw bad(api, 'clearReasoning', 'must be an object');
     checkKeys(reasoning, REASONING_KEYS, api, 'clearReasoning');
     clearing.reasoning = { keep: readKeep(reasoning.keep, api, 'clearReasoning.keep', 1, true) };
   }
@@ -128,17 +128,11 @@ export interface Cleared<M> {
 }
 
 /** @internal The clearing pass over `input`; the caller's objects are never changed. */
-export function clearMessages<M>(given: ClearingShape<M>, input: readonly M[], clearing: Clearing): Cleared<M> {
+export function clearMessages<M>(shape: ClearingShape<M>, input: readonly M[], clearing: Clearing): Cleared<M> {
   const n = input.length;
+  const whole = (): Cleared<M> => ({ messages: [...input], ranges: input.map((_, i) => [i, i]), changed: new Set() });
   // What is not an object is left to the engine or the adapter, which report it.
-  const object = (m: M) => typeof m === 'object' && m !== null;
-  const shape: ClearingShape<M> = {
-    kind: (m) => (object(m) ? given.kind(m) : 'other'),
-    calls: (m) => (object(m) ? given.calls(m) : []),
-    results: (m) => (object(m) ? given.results(m) : []),
-    reasoning: (m) => object(m) && given.reasoning(m),
-    edit: given.edit,
-  };
+  if (!input.every((m) => typeof m === 'object' && m !== null)) return whole();
   const edits: Array<{ results: Map<string, string>; inputs: Set<string>; reasoning: boolean }> = [];
   for (let i = 0; i < n; i++) edits.push({ results: new Map(), inputs: new Set(), reasoning: false });
   const plan = clearing.results;
@@ -213,7 +207,7 @@ export function clearMessages<M>(given: ClearingShape<M>, input: readonly M[], c
   if (pending >= 0) {
     // Dropped items at the end belong to the message before them (never all: reasoning alone is
     // not a conversation, so the pass keeps such an input whole).
-    if (messages.length === 0) return { messages: [...input], ranges: input.map((_, i) => [i, i]), changed: new Set() };
+    if (messages.length === 0) return whole();
     const last = messages.length - 1;
     (ranges[last] as [number, number])[1] = n - 1;
     changed.add(messages[last] as M);
