@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 
 import { compress as compressMain, CompressError, uncompress as uncompressMain } from 'cce-wasm';
 import { compress, uncompress, validate } from 'cce-wasm/formats';
+import { compressRequest } from 'cce-wasm/request';
 
 import * as lc from '@langchain/core/messages';
 
@@ -398,6 +399,26 @@ describe('clearing, by example', () => {
     const back = uncompress(result.messages, result.verbatim, { format: 'openai-responses' }).messages;
     assert.equal(back.length, items.length);
     back.forEach((it, i) => assert.equal(it, items[i]));
+  });
+
+  test('compressRequest passes the options on: an Anthropic body cleared without a budget', () => {
+    const body = {
+      model: 'claude-x',
+      max_tokens: 1024,
+      messages: [
+        { role: 'user', content: 'Read it.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_9', name: 'read', input: { path: 'a.md' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'z'.repeat(400) }] },
+        { role: 'assistant', content: 'Read.' },
+      ],
+    };
+    const snapshot = JSON.stringify(body);
+    let seen;
+    const out = compressRequest(body, { provider: 'anthropic', clearToolResults: { keep: 0 }, onCompress: (r) => (seen = r) });
+    assert.equal(out.messages[2].content[0].content, '[cce:cleared tool result — 400 chars]');
+    assert.equal(out.model, 'claude-x');
+    assert.equal(JSON.stringify(body), snapshot);
+    uncompress(seen.messages, seen.verbatim, { format: 'anthropic' }).messages.forEach((m, i) => assert.equal(m, body.messages[i]));
   });
 
   test('cce-1.0 output is unchanged without the options, and the options are refused under it', () => {
