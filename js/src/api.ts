@@ -8,6 +8,8 @@ export type {
   AsyncCompressOptions,
   CallLlm,
   CceOriginal,
+  ClearReasoningOptions,
+  ClearToolResultsOptions,
   CompatMode,
   CompressionStats,
   CompressOptions,

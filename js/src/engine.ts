@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // compress / uncompress over the boundary: slim requests, the pending loop, rebuilt outputs.
+import { clearThenCompress, readClearing } from './clearing.js';
 import { CompressError } from './errors.js';
 import { defaultTokenCounter, toolCallTexts } from './token-counter.js';
 import {
@@ -100,6 +101,8 @@ const NUMBER_OPTIONS = [
 const TRUTHY_OPTIONS = ['fuzzyDedup', 'embedSummaryId', 'forceConverge'] as const;
 const PLAIN_OPTIONS = ['preserve', 'dedup', 'compat', 'tokenEstimate'] as const;
 const CALLBACK_OPTIONS = ['summarizer', 'tokenCounter', 'summarizerTimeoutMs'] as const;
+// Read in JS only (clearing.ts), before the engine runs.
+const CLEARING_OPTIONS = ['clearToolResults', 'clearReasoning'] as const;
 // Array options (preserve) list role names: past this many elements they are a runaway, not a list.
 const MAX_OPTION_ELEMENTS = 1 << 20;
 
@@ -126,7 +129,7 @@ function readFailed(error: unknown, api: string, path: string): CompressError {
 export function readOptions(options: unknown): CompressOptions {
   const copy: Obj = {};
   if (options == null) return copy;
-  for (const keys of [NUMBER_OPTIONS, TRUTHY_OPTIONS, PLAIN_OPTIONS, CALLBACK_OPTIONS]) {
+  for (const keys of [NUMBER_OPTIONS, TRUTHY_OPTIONS, PLAIN_OPTIONS, CALLBACK_OPTIONS, CLEARING_OPTIONS]) {
     for (const key of keys) {
       try {
         copy[key] = plainValue((options as Obj)[key], key, 16);
@@ -965,6 +968,8 @@ export function compress(
   options?: CompressOptions,
 ): CompressResult | Promise<CompressResult> {
   const opts = readOptions(options);
+  const clearing = readClearing(opts as Obj, 'compress()');
+  if (clearing) return clearThenCompress(messages, opts, clearing, compress);
   const summarizer = opts.summarizer ? (opts.summarizer as Summarizer) : undefined;
   const counter = opts.tokenCounter as unknown;
   if (counter != null && typeof counter !== 'function') {

@@ -4,6 +4,7 @@
 // and `tool` (tool-result, tool-approval-response parts). Every tool-result part of a tool message
 // is its own tool-result view; its `output` text (`text`, `error-text`, `json`, `error-json`,
 // `content`; v4 `result`) is what the engine compresses. Parts are rebuilt from the caller's own.
+import { contentSize, isReasoningPart, withoutReasoning, type ClearingShape } from './clearing.js';
 import {
   jsonText,
   opaquePart,
@@ -147,7 +148,55 @@ export const aiSdkFormat: FormatAdapter<AiSdkMessage> = {
   validate(messages) {
     return validateAiSdk(messages);
   },
+
+  clearing: {
+    kind(m) {
+      const role = m.role;
+      return role === 'user' || role === 'assistant' || role === 'tool' ? role : 'other';
+    },
+    calls(m) {
+      if (m.role !== 'assistant' || !Array.isArray(m.content)) return [];
+      return m.content
+        .filter((p) => isObj(p) && p.type === 'tool-call')
+        .map((p) => [String(p.toolCallId), String(p.toolName)]);
+    },
+    results(m) {
+      if (m.role !== 'tool' || !Array.isArray(m.content)) return [];
+      return m.content.filter((p) => isObj(p) && p.type === 'tool-result').map((p) => [String(p.toolCallId), resultSize(p)]);
+    },
+    reasoning(m) {
+      return m.role === 'assistant' && Array.isArray(m.content) && m.content.some(isReasoningPart);
+    },
+    edit(m, edit) {
+      if (!Array.isArray(m.content)) return m;
+      const parts = m.content.map((p) => {
+        if (!isObj(p)) return p;
+        const text = p.type === 'tool-result' && m.role === 'tool' ? edit.results.get(String(p.toolCallId)) : undefined;
+        if (text !== undefined) return clearedResult(p, text);
+        if (p.type === 'tool-call' && edit.inputs.has(String(p.toolCallId))) {
+          return p.input === undefined && 'args' in p ? { ...p, args: {} } : { ...p, input: {} };
+        }
+        return p;
+      });
+      return { ...m, content: edit.reasoning ? (withoutReasoning(parts) ?? parts) : parts };
+    },
+  } satisfies ClearingShape<AiSdkMessage>,
 };
+
+/** The size of a tool-result part's output, as the engine reads it. */
+function resultSize(part: Obj): number {
+  const content = resultContent(part);
+  return typeof content === 'string' ? content.length : contentSize(content);
+}
+
+/** A tool-result part whose output is the placeholder text (an error stays an error). */
+function clearedResult(part: Obj, text: string): Obj {
+  const output = part.output;
+  if (!isObj(output)) return { ...part, result: text };
+  const type = output.type === 'error-json' || output.type === 'error-text' ? 'error-text' : 'text';
+  const { value: _value, type: _type, ...rest } = output;
+  return { ...part, output: { ...rest, type, value: text } };
+}
 
 /** What providers reject once the SDK converts the messages: roles, tool-call / tool-result
  * pairing, duplicate call ids, empty content. */

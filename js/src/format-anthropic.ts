@@ -3,6 +3,7 @@
 // separate `system`. A user message's tool_result blocks become tool-result views (compressed like
 // OpenAI tool messages), its other blocks one user view; an assistant message is one view whose
 // tool_use blocks are its tool calls. Blocks are rebuilt from the caller's own objects.
+import { contentSize, isReasoningPart, withoutReasoning, type ClearingShape } from './clearing.js';
 import {
   jsonText,
   opaquePart,
@@ -133,6 +134,11 @@ export const anthropicFormat: FormatAdapter<AnthropicMessage> = {
     return { ...a, content: [...blocks(a), ...blocks(b)] };
   },
 
+  lead(message) {
+    // Only a stub (engine text replacing the whole content) is carried here, never a tool_use.
+    return message.role === 'assistant' ? { ...message, role: 'user' } : message;
+  },
+
   system(system) {
     if (typeof system === 'string') return system;
     if (Array.isArray(system)) return system.map(viewPart);
@@ -142,6 +148,41 @@ export const anthropicFormat: FormatAdapter<AnthropicMessage> = {
   validate(messages, system) {
     return validateAnthropic(messages, system);
   },
+
+  clearing: {
+    kind(m) {
+      if (m.role === 'assistant') return 'assistant';
+      if (m.role !== 'user') return 'other';
+      const c = m.content;
+      // A user message of tool results only continues the assistant's turn.
+      return Array.isArray(c) && c.length > 0 && c.every((b) => isObj(b) && b.type === 'tool_result') ? 'tool' : 'user';
+    },
+    calls(m) {
+      if (m.role !== 'assistant' || !Array.isArray(m.content)) return [];
+      return m.content.filter((b) => isObj(b) && b.type === 'tool_use').map((b) => [String(b.id), String(b.name)]);
+    },
+    results(m) {
+      if (m.role !== 'user' || !Array.isArray(m.content)) return [];
+      return m.content
+        .filter((b) => isObj(b) && b.type === 'tool_result')
+        .map((b) => [String(b.tool_use_id), contentSize(b.content)]);
+    },
+    reasoning(m) {
+      return Array.isArray(m.content) && m.content.some(isReasoningPart);
+    },
+    edit(m, edit) {
+      if (!Array.isArray(m.content)) return m;
+      const blocks = m.content.map((b) => {
+        if (!isObj(b)) return b;
+        const text = b.type === 'tool_result' ? edit.results.get(String(b.tool_use_id)) : undefined;
+        if (text !== undefined) return { ...b, content: text };
+        // Anthropic's clear_tool_inputs leaves the tool_use with an empty input.
+        if (b.type === 'tool_use' && edit.inputs.has(String(b.id))) return { ...b, input: {} };
+        return b;
+      });
+      return { ...m, content: edit.reasoning ? (withoutReasoning(blocks) ?? blocks) : blocks };
+    },
+  } satisfies ClearingShape<AnthropicMessage>,
 };
 
 function blank(text: unknown): boolean {

@@ -9,6 +9,7 @@
 // answer comes back view by view; the adapter rebuilds each native message from the caller's own
 // message and blocks, replacing only the text the engine changed, so ids, signatures, encrypted
 // content, cache_control and providerOptions are carried by reference.
+import { clearOrReport, nativeVerbatim, readClearing, withoutClearing, type ClearingShape } from './clearing.js';
 import { compress as compressViews } from './engine.js';
 import { CompressError } from './errors.js';
 import { anthropicImageTokens, inlineImageSize, openAIImageTokens } from './image-size.js';
@@ -90,9 +91,14 @@ export interface FormatAdapter<M = unknown> {
   rebuild(message: M, outs: Array<ViewOut | undefined>, specs: ViewSpec[]): M | undefined;
   /** Two neighbours the provider needs as one message (Anthropic alternation), else undefined. */
   join?(a: M, b: M): M | undefined;
+  /** The first message when it carries the stub of omitted messages before it (Anthropic: a
+   * user message, which `join` then merges with a user message after it). */
+  lead?(message: M): M;
   /** The request's separate system prompt as view content (Anthropic). */
   system?(system: unknown): string | ViewPart[] | undefined;
   validate(messages: readonly M[], system?: unknown): FormatProblem[];
+  /** How `clearToolResults` / `clearReasoning` read and edit this format's messages. */
+  clearing?: ClearingShape<M>;
 }
 
 /** Options of `compress` for a provider-native conversation. */
@@ -304,6 +310,12 @@ function rebuildNative<M>(
       previous = n;
     }
   }
+  // A stub of the conversation's opening carried by a later message (the first one that could
+  // carry it) must still open the conversation as the provider requires.
+  const head = built[0];
+  if (adapter.lead && head !== undefined && head.first === 0 && head.last > 0 && head.changed) {
+    head.message = adapter.lead(head.message);
+  }
   // Omitted messages after the last one left belong to it.
   if (previous < input.length - 1 && built.length > 0) {
     const tail = built[built.length - 1] as (typeof built)[number];
@@ -342,7 +354,7 @@ function engineOptions(
   system: boolean,
   billing: () => (m: Message) => number,
 ): CompressOptions {
-  const { format: _format, system: _system, ...rest } = options;
+  const { format: _format, system: _system, ...rest } = withoutClearing(options);
   if (system) {
     const preserve = rest.preserve ?? ['system'];
     if (!preserve.includes('system')) rest.preserve = [...preserve, 'system'];
@@ -366,6 +378,19 @@ export function compressNative<M>(
 ): NativeCompressResult<M> | Promise<NativeCompressResult<M>> {
   if (!Array.isArray(input)) {
     throw new CompressError('InvalidInput', 'compress(): messages must be an array', '/messages');
+  }
+  const clearing = readClearing(options, 'compress()');
+  if (clearing && adapter.clearing) {
+    // Clear first (with or without a budget), then compress the cleared conversation; verbatim
+    // then leads back to the caller's messages.
+    const cleared = clearOrReport(adapter.clearing, input, clearing, 'compress()');
+    const back = (r: NativeCompressResult<M>): NativeCompressResult<M> => {
+      const answer = { ...r, verbatim: nativeVerbatim(input, cleared, r.messages, r.verbatim) };
+      if (r.blockingIds) answer.blockingIds = r.blockingIds.map((n) => (cleared.ranges[n] as [number, number])[0]);
+      return answer;
+    };
+    const result = compressNative(adapter, cleared.messages, withoutClearing(options));
+    return result instanceof Promise ? result.then(back) : back(result);
   }
   const system = options.system;
   if (system != null && !adapter.system) {

@@ -5,6 +5,7 @@
 // ['system']` protects a SystemMessage; `tool_calls` are the calls, `tool_call_id` pairs a
 // ToolMessage. A rewritten message is a new instance of the caller's own class, made from the
 // caller's fields with only `content` replaced. This file imports nothing from LangChain.
+import { contentSize, isReasoningPart, withoutReasoning, type ClearingShape } from './clearing.js';
 import {
   jsonText,
   opaquePart,
@@ -74,16 +75,21 @@ const textOf = (text: string): Obj => ({ type: 'text', text });
 
 /** A copy of `message` with new content: the same class, built from the caller's own fields. */
 function withContent(message: LangChainMessage, content: unknown): LangChainMessage {
+  return withFields(message, { content });
+}
+
+/** A copy of `message` with some fields replaced: the same class, from the caller's own fields. */
+function withFields(message: LangChainMessage, patch: Obj): LangChainMessage {
   const fields: Obj = {};
   for (const key of Object.keys(message)) {
     if (!key.startsWith('lc_') && key !== 'type') fields[key] = message[key];
   }
-  fields.content = content;
+  Object.assign(fields, patch);
   const Class = (message as { constructor?: unknown }).constructor;
   if (typeof Class === 'function' && Class !== Object && isLangChainMessage(message)) {
     return new (Class as new (fields: Obj) => LangChainMessage)(fields);
   }
-  return { ...message, content } as LangChainMessage;
+  return { ...message, ...patch } as LangChainMessage;
 }
 
 /** The LangChain.js adapter. */
@@ -124,6 +130,46 @@ export const langChainFormat: FormatAdapter<LangChainMessage> = {
   validate(messages) {
     return validateLangChain(messages);
   },
+
+  clearing: {
+    kind(m) {
+      const role = langChainRole(m as Obj);
+      return role === 'user' || role === 'assistant' || role === 'tool' ? role : 'other';
+    },
+    calls(m) {
+      const calls = (m as Obj).tool_calls;
+      if (langChainRole(m as Obj) !== 'assistant' || !Array.isArray(calls)) return [];
+      return calls.filter(isObj).map((c) => [String(c.id), String(c.name)]);
+    },
+    results(m) {
+      const id = (m as Obj).tool_call_id;
+      return langChainRole(m as Obj) === 'tool' && typeof id === 'string' ? [[id, contentSize(m.content)]] : [];
+    },
+    reasoning(m) {
+      return langChainRole(m as Obj) === 'assistant' && Array.isArray(m.content) && m.content.some(isReasoningPart);
+    },
+    edit(m, edit) {
+      const patch: Obj = {};
+      const id = (m as Obj).tool_call_id;
+      const text = typeof id === 'string' ? edit.results.get(id) : undefined;
+      if (text !== undefined) patch.content = text;
+      const calls = (m as Obj).tool_calls;
+      if (edit.inputs.size > 0 && Array.isArray(calls)) {
+        patch.tool_calls = calls.map((c) => (isObj(c) && edit.inputs.has(String(c.id)) ? { ...c, args: {} } : c));
+        // Anthropic's tool_use blocks in the content carry the same input.
+        if (Array.isArray(m.content)) {
+          patch.content = m.content.map((b) =>
+            isObj(b) && b.type === 'tool_use' && edit.inputs.has(String(b.id)) ? { ...b, input: {} } : b,
+          );
+        }
+      }
+      if (edit.reasoning && Array.isArray(m.content)) {
+        const content = (patch.content ?? m.content) as Obj[];
+        patch.content = withoutReasoning(content) ?? content;
+      }
+      return withFields(m, patch);
+    },
+  } satisfies ClearingShape<LangChainMessage>,
 };
 
 /** Chat Completions' rules, over the roles and calls LangChain messages stand for. */

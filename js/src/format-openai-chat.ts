@@ -3,6 +3,7 @@
 // system message, legacy `function_call` / `function` messages as a call and its result).
 // Messages that all carry an `id` go to the engine as they are (its own dialect, `verbatim` keyed
 // by id, `_cce_original` provenance); this adapter serves the others.
+import { chatClearing, type ClearingShape } from './clearing.js';
 import { problemList, type FormatAdapter, type FormatProblem, type ViewSpec } from './format-core.js';
 
 type Obj = Record<string, unknown>;
@@ -52,6 +53,8 @@ export const openaiChatFormat: FormatAdapter<OpenAIChatMessage> = {
   validate(messages) {
     return validateOpenAIChat(messages);
   },
+
+  clearing: chatClearing as ClearingShape<OpenAIChatMessage>,
 };
 
 /** What Chat Completions rejects: roles, unanswered or orphan tool calls, duplicate call ids,

@@ -6,6 +6,7 @@
 // item: a call opens a step, and the reasoning items, parallel calls and outputs after it stay in
 // it (the engine keeps a step whole), so a reasoning item is never separated from the item it
 // belongs to. Outputs are compressed like tool messages.
+import { contentSize, type ClearingShape } from './clearing.js';
 import {
   opaquePart,
   partsBack,
@@ -143,6 +144,37 @@ export const openaiResponsesFormat: FormatAdapter<ResponsesItem> = {
   validate(items) {
     return validateResponses(items);
   },
+
+  clearing: {
+    kind(item) {
+      const it = item as Obj;
+      if (isOutput(it)) return 'tool';
+      if (!isMessage(it)) return 'assistant'; // calls, reasoning, other model items
+      return it.role === 'user' ? 'user' : it.role === 'assistant' ? 'assistant' : 'other';
+    },
+    calls(item) {
+      const it = item as Obj;
+      return isCall(it) ? [[String(it.call_id), String(it.name ?? it.type)]] : [];
+    },
+    results(item) {
+      const it = item as Obj;
+      // Outputs of function and custom tools; a computer call's screenshot and the like stay.
+      const clearable = it.type === 'function_call_output' || it.type === 'custom_tool_call_output';
+      return clearable ? [[String(it.call_id), contentSize(it.output)]] : [];
+    },
+    reasoning(item) {
+      return (item as Obj).type === 'reasoning';
+    },
+    edit(item, edit) {
+      const it = item as Obj;
+      if (it.type === 'reasoning' && edit.reasoning) return undefined; // the whole item goes
+      const text = isOutput(it) ? edit.results.get(String(it.call_id)) : undefined;
+      if (text !== undefined) return { ...it, output: text };
+      // A custom tool's input is free text, not an object: only function arguments are cleared.
+      if (it.type === 'function_call' && edit.inputs.has(String(it.call_id))) return { ...it, arguments: '{}' };
+      return item;
+    },
+  } satisfies ClearingShape<ResponsesItem>,
 };
 
 /** What the Responses API rejects: outputs without their call, calls without output, duplicate

@@ -123,7 +123,40 @@ export interface CompressOptions {
    * `compress` with `CompressError` code `Timeout`. Default: no limit. This package's addition.
    */
   summarizerTimeoutMs?: number;
+  /**
+   * Replace the results of all but the newest tool uses with a short placeholder before anything
+   * else runs, with or without a budget (Anthropic's `clear_tool_uses_20250919` on the caller's
+   * side). `{}` takes the defaults. Reversible through `verbatim`. Not under `compat`.
+   */
+  clearToolResults?: ClearToolResultsOptions;
+  /**
+   * Drop the reasoning blocks (thinking, redacted thinking, AI SDK reasoning, Responses reasoning
+   * items) of all but the newest assistant turns, whole blocks only (Anthropic's
+   * `clear_thinking_20251015`). `{}` takes the defaults. Reversible through `verbatim`. Not under
+   * `compat`.
+   */
+  clearReasoning?: ClearReasoningOptions;
 }
+
+/** Options of {@link CompressOptions.clearToolResults}. */
+export interface ClearToolResultsOptions {
+  /** The newest tool uses (results) kept as they are. Default 3, as Anthropic's. */
+  keep?: number;
+  /** Names of tools whose results are never cleared (nor counted against `keep`). Default none. */
+  excludeTools?: string[];
+  /** The text a cleared result becomes. Default `[cce:cleared tool result — N chars]`. */
+  placeholder?: string;
+  /** Also replace the cleared calls' inputs (arguments) with an empty object. Default false. */
+  clearInputs?: boolean;
+}
+
+/** Options of {@link CompressOptions.clearReasoning}. */
+export interface ClearReasoningOptions {
+  /** The newest assistant turns with reasoning that keep it, or `'all'`. Default 1, as
+   * Anthropic's. A turn still in a tool loop (the conversation's last) always keeps it. */
+  keep?: number | 'all';
+}
+
 
 /** Options with a summarizer: `compress` returns a Promise. */
 export type AsyncCompressOptions = CompressOptions & { summarizer: Summarizer };

@@ -67,7 +67,9 @@ function plainOptions(options: unknown): CompressOptions | undefined {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null) return undefined;
   const o = options as Obj;
-  if (o.summarizer != null || o.tokenCounter != null) return undefined;
+  // Clearing changes messages before the engine runs (clearing.ts): the engine's path.
+  if (o.summarizer != null || o.tokenCounter != null || o.clearToolResults != null || o.clearReasoning != null)
+    return undefined;
   for (const key of NUMBER_OPTIONS) {
     const value = o[key];
     if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))

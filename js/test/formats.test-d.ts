@@ -20,6 +20,11 @@ const anthropic: AnthropicMessage[] = [{ role: 'user', content: 'hi' }];
 // A named format answers in that format.
 const native: NativeCompressResult<AnthropicMessage> = compress(anthropic, { format: 'anthropic', system: 'Be brief.' });
 const back: AnthropicMessage[] = uncompress(native.messages, native.verbatim).messages;
+const clearedNative: NativeCompressResult<AnthropicMessage> = compress(anthropic, {
+  format: 'anthropic',
+  clearToolResults: { keep: 2, clearInputs: true },
+  clearReasoning: { keep: 1 },
+});
 const later: Promise<NativeCompressResult<AnthropicMessage>> = compress(anthropic, {
   format: 'anthropic',
   summarizer: async (text: string) => text.slice(0, 10),

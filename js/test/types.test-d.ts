@@ -9,6 +9,8 @@ import {
   ERROR_CODES,
   estimateTokens,
   uncompress,
+  type ClearReasoningOptions,
+  type ClearToolResultsOptions,
   type CompressResult,
   type ErrorCode,
   type Message,
@@ -57,6 +59,20 @@ compress(messages, { recencyWindow: '4' });
 compress(messages, { preserve: 'system' });
 // @ts-expect-error unknown compat mode
 compress(messages, { compat: 'v2' });
+// Clearing options (issue 18 item 5).
+const cleared: CompressResult = compress(messages, {
+  clearToolResults: { keep: 3, excludeTools: ['read_file'], placeholder: '[cleared]', clearInputs: true },
+  clearReasoning: { keep: 'all' },
+});
+const clearOptions: ClearToolResultsOptions = {};
+const reasoningOptions: ClearReasoningOptions = { keep: 0 };
+compress(messages, { clearToolResults: clearOptions, clearReasoning: reasoningOptions });
+// @ts-expect-error keep is a number
+compress(messages, { clearToolResults: { keep: '3' } });
+// @ts-expect-error excludeTools is a list of names
+compress(messages, { clearToolResults: { excludeTools: 'read_file' } });
+// @ts-expect-error reasoning keep is a number or 'all'
+compress(messages, { clearReasoning: { keep: 'some' } });
 // @ts-expect-error the token counter returns a number
 compress(messages, { tokenCounter: (m: Message) => String(m.content) });
 compress(messages, { tokenCounter: defaultTokenCounter });
