@@ -226,7 +226,7 @@ double nonTextTokens(const Message& message, const CompressOptions& options) {
   double images = 0, others = 0;
   for (const ContentPart& part : message.parts) {
     if (part.kind == ContentPart::Kind::Image) {
-      ++images;
+      images += part.imageTokens >= 0 ? part.imageTokens : options.imageTokens;
     } else if (part.kind == ContentPart::Kind::Other && !script) {
       others += defaultTokenCount(part.text.size());
     }
@@ -241,7 +241,7 @@ double nonTextTokens(const Message& message, const CompressOptions& options) {
     }
     others = *message.otherPartsScriptTokens;
   }
-  return images * options.imageTokens + others;
+  return images + others;
 }
 
 bool countsBilledTokens(const CompressOptions& options) {

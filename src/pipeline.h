@@ -74,8 +74,8 @@ double estimateTextTokens(std::u16string_view text, const CompressOptions& optio
 std::optional<std::vector<Message>> textViewsOfParts(const std::vector<Message>& messages,
                                                      const CompressOptions& options);
 
-/// The built-in estimate of a multimodal message's non-text parts: options.imageTokens per image,
-/// the text estimate of JSON.stringify(part) for every other part. 0 for other messages.
+/// The built-in estimate of a multimodal message's non-text parts: per image its pixel-size price
+/// when the host read one (ContentPart::imageTokens), else options.imageTokens; the text estimate of JSON.stringify(part) for every other part. 0 for other messages.
 double nonTextTokens(const Message& message, const CompressOptions& options);
 
 /// Tokens a provider bills per message beyond its text (role and separators: OpenAI documents 3,

@@ -187,18 +187,24 @@ bool ByteReader::option(OptionValue& out, int depth) {
 namespace {
 
 // word n, n × part; part = word kind: 0 text -> string text | 1 image |
-// 2 other -> string JSON.stringify(part).
+// 2 other -> string JSON.stringify(part) | 3 image priced by its pixel size -> word tokens.
 bool readParts(ByteReader& in, std::vector<ContentPart>& parts) {
   std::uint32_t n = 0;
   if (!in.word(n)) return false;
   parts.reserve(n < 4096 ? n : 4096);
   for (std::uint32_t i = 0; i < n; ++i) {
     std::uint32_t kind = 0;
-    if (!in.word(kind) || kind > 2) return false;
+    if (!in.word(kind) || kind > 3) return false;
     ContentPart part;
     part.kind = kind == 0 ? ContentPart::Kind::Text
-                          : kind == 1 ? ContentPart::Kind::Image : ContentPart::Kind::Other;
-    if (kind != 1 && !in.string(part.text)) return false;
+                : kind == 2 ? ContentPart::Kind::Other : ContentPart::Kind::Image;
+    if (kind == 3) {
+      std::uint32_t tokens = 0;
+      if (!in.word(tokens)) return false;
+      part.imageTokens = tokens;
+    } else if (kind != 1 && !in.string(part.text)) {
+      return false;
+    }
     parts.push_back(std::move(part));
   }
   return true;

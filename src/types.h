@@ -36,6 +36,9 @@ struct ContentPart {
   /// Text: the part's `text`; Other: JSON.stringify(part), which its token estimate is taken over;
   /// Image (`image_url`, `image`, `input_image`): empty, it costs options.imageTokens.
   U16 text;
+  /// Image: its price by pixel size, when the host read it from the inline data's header
+  /// (js/src/engine.ts encodeParts); negative: unknown, options.imageTokens.
+  double imageTokens = -1;
 };
 
 /// What the engine reads from one input message (spec §1.2). Everything else about the message

@@ -2,7 +2,10 @@
 // The context manager (issue 7): a serialisable session whose state the session module holds by
 // handle (context_json.h, "Held states"), with a copy here that toJSON() returns and re-opens it.
 import { CompressError } from './errors.js';
+import type { MessageFormat } from './format-core.js';
+import { detectFormat } from './format-detect.js';
 import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
+import { NativeSession, type NativeHistory } from './session-formats.js';
 
 // ---- public shapes ------------------------------------------------------------------------------
 
@@ -107,8 +110,21 @@ export interface ContextCallbacks {
   clock?: () => string | number;
 }
 
+/** The message format of a manager (issue 20 item 1; not serialised with the settings). */
+export interface ContextFormatOptions {
+  /**
+   * The format `add()` takes and `view()` answers in: `'openai-chat'`, `'openai-responses'`,
+   * `'anthropic'`, `'ai-sdk'` or `'langchain'` (the formats of `cce-wasm/formats`). Absent: the
+   * manager's own OpenAI Chat messages, until a message only another format has (an Anthropic
+   * block, an AI SDK part, a Responses item, a LangChain instance) names that format.
+   */
+  format?: MessageFormat;
+  /** Anthropic: the request's `system` (string or text blocks), counted as the system prompt. */
+  system?: unknown;
+}
+
 /** Options of {@link createContextManager}. */
-export type ContextManagerConfig = ContextSettings & ContextCallbacks;
+export type ContextManagerConfig = ContextSettings & ContextCallbacks & ContextFormatOptions;
 
 /** `[start, end)` indices into the full history. */
 export interface MessageRange {
@@ -174,7 +190,10 @@ export interface ViewValidation {
 
 /** What to send: the system block, checkpoint summaries, recent messages. */
 export interface ContextView {
+  /** In the manager's format: unchanged messages are the objects you added (see `format`). */
   messages: ChatMessage[];
+  /** Anthropic with a `system`: the system prompt as given, to send beside `messages`. */
+  system?: unknown;
   validation: ViewValidation;
   usage: ContextUsage;
 }
@@ -216,6 +235,8 @@ export interface ContextState {
   compressions: number;
   nextId: number;
   summaryTokens: Record<string, number>;
+  /** A manager in a provider format: the messages as given (`messages` holds their views). */
+  native?: NativeHistory;
 }
 
 /** Progress recovered from a visible list with a summary message (see {@link recoverProgress}). */
@@ -275,6 +296,7 @@ let makeManager: (
   state: ContextState,
   usage: ContextUsage,
   callbacks: ContextCallbacks,
+  native: NativeSession | undefined,
 ) => ContextManager;
 
 /**
@@ -306,9 +328,20 @@ export class ContextManager<Async extends boolean = boolean> {
   #held: HeldState | undefined;
   /** JSON of the history messages the last view() sent, by index. */
   #viewTexts = new Map<number, string>();
+  /** A manager in a provider format: its messages and how they map to the history's views. */
+  #native: NativeSession | undefined;
+  /** No format yet and only plain messages so far: a later message may still name a format. */
+  #detecting = false;
 
   static {
-    makeManager = (state, usage, callbacks) => new ContextManager(state, usage, callbacks);
+    makeManager = (state, usage, callbacks, native) => {
+      const manager = new ContextManager(state, usage, callbacks);
+      manager.#native = native;
+      manager.#detecting = native === undefined;
+      const system = native?.systemMessage();
+      if (system !== undefined) manager.#append([system as ChatMessage], { messages: [system] });
+      return manager;
+    };
   }
 
   /** Use {@link createContextManager} or {@link ContextManager.fromJSON}. */
@@ -369,7 +402,10 @@ export class ContextManager<Async extends boolean = boolean> {
       );
     }
     copy.config.summarizer = callbacks.summarizer !== undefined;
+    const native = copy.native;
+    delete copy.native;
     const manager = new ContextManager(copy, undefined as unknown as ContextUsage, callbacks);
+    if (native !== undefined) manager.#native = NativeSession.fromJSON(native);
     const opened = manager.#open(true);
     manager.#usage = opened.usage;
     manager.#normalised = opened.state;
@@ -378,6 +414,7 @@ export class ContextManager<Async extends boolean = boolean> {
 
   /** Appends one message to the history (copied; your object is never changed). */
   add(message: ChatMessage): ContextUsage {
+    if (this.#formatOf([message]) !== undefined) return this.#appendNative([message], 'add()');
     const copy = jsonCopy(message, 'add()') as ChatMessage | undefined;
     return this.#append(copy === undefined ? [] : [copy], { message: copy });
   }
@@ -387,8 +424,39 @@ export class ContextManager<Async extends boolean = boolean> {
     if (!Array.isArray(messages)) {
       throw new CompressError('InvalidInput', 'addMany(): messages must be an array', '/messages');
     }
+    if (this.#formatOf(messages) !== undefined) return this.#appendNative(messages, 'addMany()');
     const copies = jsonCopy(messages, 'addMany()') as ChatMessage[];
     return this.#append(copies, { messages: copies });
+  }
+
+  /** The manager's native session, started when these messages are the first to name a format
+   * (the plain messages before them read the same in every format). */
+  #formatOf(messages: readonly unknown[]): NativeSession | undefined {
+    if (this.#native !== undefined || !this.#detecting) return this.#native;
+    const format = detectFormat(messages);
+    if (format === undefined || format === 'openai-chat') {
+      const plain = (m: unknown) => {
+        const o = m as ChatMessage | null;
+        return o !== null && typeof o === 'object' && typeof o.content === 'string' && o.tool_calls === undefined && o.tool_call_id === undefined;
+      };
+      if (!messages.every(plain)) this.#detecting = false;
+      return undefined;
+    }
+    this.#detecting = false;
+    const native = new NativeSession(format, undefined);
+    // The plain messages so far are their own views: the manager's copies stand for them.
+    const earlier = this.#normalised?.messages ?? this.#state.messages;
+    native.split(clone(earlier), clone(earlier));
+    this.#native = native;
+    return native;
+  }
+
+  /** Adds native messages as the views of their format. */
+  #appendNative(messages: readonly unknown[], caller: string): ContextUsage {
+    const copies = jsonCopy(messages, caller) as unknown as unknown[];
+    const views = (this.#native as NativeSession).split(messages, copies);
+    const copiesOfViews = jsonCopy(views, caller) as ChatMessage[];
+    return this.#append(copiesOfViews, { messages: copiesOfViews });
   }
 
   /** Sends the copies (the engine appends them to its state) and appends them to the copy. */
@@ -481,6 +549,13 @@ export class ContextManager<Async extends boolean = boolean> {
     const copies = JSON.parse(`[${[...texts.values()].join(',')}]`) as ChatMessage[];
     let summary = 0;
     let raw = 0;
+    const native = this.#native;
+    if (native !== undefined) {
+      const messages = native.view(sources, summaries as Record<string, unknown>[]) as ChatMessage[];
+      const answer: ContextView = { messages, validation, usage };
+      if (native.system != null) answer.system = clone(native.system);
+      return answer;
+    }
     const messages = sources.map((i) =>
       i < 0 ? (summaries[summary++] as ChatMessage) : (copies[raw++] as ChatMessage),
     );
@@ -504,12 +579,16 @@ export class ContextManager<Async extends boolean = boolean> {
 
   /** The full history exactly as added (copies). */
   get history(): ChatMessage[] {
+    if (this.#native !== undefined) return this.#native.history() as ChatMessage[];
     return clone(this.#state.messages);
   }
 
-  /** The whole session as a JSON value: history, checkpoints, archive, log and configuration. */
+  /** The whole session as a JSON value: history, checkpoints, archive, log and configuration
+   * (and, in a provider format, the messages as given in `native`). */
   toJSON(): ContextState {
-    return clone(this.#state);
+    const state = clone(this.#state);
+    if (this.#native !== undefined) state.native = this.#native.toJSON();
+    return state;
   }
 
   #now(): string | number {
@@ -727,9 +806,11 @@ export function createContextManager(config: ContextManagerConfig): ContextManag
       '/config',
     );
   }
-  const { tokenCounter, summarizer, onProgress, clock, ...settings } = config;
+  const { tokenCounter, summarizer, onProgress, clock, format, system, ...settings } = config;
   const callbacks = callbacksOf({ tokenCounter, summarizer, onProgress, clock });
   checkCallbacks(callbacks, 'createContextManager()');
+  const native =
+    format !== undefined || system != null ? new NativeSession(format ?? 'anthropic', system) : undefined;
   const answer = callSession<{ state: ContextState; usage: ContextUsage }>(
     'contextJson',
     {
@@ -743,7 +824,7 @@ export function createContextManager(config: ContextManagerConfig): ContextManag
     'createContextManager()',
   );
   const output = answer.output as { state: ContextState; usage: ContextUsage };
-  return makeManager(output.state, output.usage, callbacks);
+  return makeManager(output.state, output.usage, callbacks, native);
 }
 
 /** What compress() and undo() changed, in a state held by handle. */

@@ -2,6 +2,7 @@
 // compress / uncompress over the boundary: slim requests, the pending loop, rebuilt outputs.
 import { clearThenCompress, readClearing } from './clearing.js';
 import { CompressError } from './errors.js';
+import { imagePartTokens } from './image-size.js';
 import { defaultTokenCounter, toolCallTexts } from './token-counter.js';
 import {
   callEngine,
@@ -194,6 +195,7 @@ const CONTENT_PARTS = 4096; // + the parts of an array content (encodeParts)
 const PART_TEXT = 0;
 const PART_IMAGE = 1;
 const PART_OTHER = 2;
+const PART_PRICED_IMAGE = 3; // + word: OpenAI's price of its pixel size (image-size.ts)
 const IMAGE_PARTS = new Set(['image_url', 'image', 'input_image']);
 
 /** A text part as the engine reads one: `{type: 'text', text: string}`. */
@@ -206,14 +208,16 @@ function isTextPart(part: unknown): part is Obj & { text: string } {
   );
 }
 
-/** The parts of an array content: text parts by their text, images by kind only, every other
- * part as JSON.stringify(part) (the safe mode estimates its tokens over that text). */
+/** The parts of an array content: text parts by their text, images by kind (and, with
+ * `priceImages`, the price of an inline image's pixel size), every other part as
+ * JSON.stringify(part) (the safe mode estimates its tokens over that text). */
 function encodeParts(
   out: Encoder,
   parts: unknown[],
   index: number,
   safe: boolean,
   texts: string[] | undefined,
+  priceImages: boolean,
 ): void {
   out.word(parts.length);
   for (let j = 0; j < parts.length; j++) {
@@ -228,7 +232,14 @@ function encodeParts(
       part !== null &&
       IMAGE_PARTS.has((part as Obj).type as string)
     ) {
-      out.word(PART_IMAGE);
+      // Inline data is priced by its pixel size, unless the caller set imageTokens.
+      const tokens = priceImages ? imagePartTokens(part as Obj) : undefined;
+      if (tokens === undefined) {
+        out.word(PART_IMAGE);
+      } else {
+        out.word(PART_PRICED_IMAGE);
+        out.word(tokens);
+      }
     } else {
       out.word(PART_OTHER);
       let text: string | undefined;
@@ -281,6 +292,7 @@ function encodeMessage(
   index: number,
   safe: boolean,
   lowered: (number | string)[] | undefined,
+  priceImages: boolean,
 ): void {
   if (typeof message !== 'object' || message === null) {
     out.word(NOT_OBJECT);
@@ -338,7 +350,7 @@ function encodeMessage(
   let text = flags & CONTENT_STRING ? (content as string) : undefined;
   if (flags & CONTENT_PARTS) {
     const texts = lowered && safe ? [] : undefined;
-    encodeParts(out, content as unknown[], index, safe, texts);
+    encodeParts(out, content as unknown[], index, safe, texts, priceImages);
     if (texts) text = texts.join('\n');
   }
   if (lowered && text !== undefined && text.length >= FUZZY_MIN_LENGTH) {
@@ -666,12 +678,14 @@ class CompressRun {
         // The default estimate bills tool calls: it reads their names and arguments from here.
         const billed = this.safe && !this.counter && (options.tokenEstimate ?? 'script') === 'script';
         const withCalls: [number, unknown[]][] = [];
+        // Images are priced by their pixel size unless the caller set a price (docs/token-counts.md).
+        const priceImages = this.safe && options.imageTokens == null;
         if (Array.isArray(input)) {
           out.word(input.length);
           let i = 0;
           try {
             for (; i < input.length; i++) {
-              encodeMessage(out, input[i], i, this.safe, lowered);
+              encodeMessage(out, input[i], i, this.safe, lowered, priceImages);
               const calls = billed ? (input[i] as Obj | null)?.tool_calls : undefined;
               if (Array.isArray(calls) && calls.length > 0) withCalls.push([i, calls]);
             }

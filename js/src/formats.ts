@@ -19,7 +19,8 @@ import {
   type NativeUncompressResult,
 } from './format-core.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
-import { isLangChainMessage, langChainFormat } from './format-langchain.js';
+import { detectFormat } from './format-detect.js';
+import { langChainFormat } from './format-langchain.js';
 import { openaiChatFormat, validateOpenAIChat } from './format-openai-chat.js';
 import { openaiResponsesFormat } from './format-openai-responses.js';
 import { compress as engineCompress, uncompress as engineUncompress } from './engine.js';
@@ -46,57 +47,9 @@ const ADAPTERS: Record<string, FormatAdapter<never> | undefined> = {
   langchain: langChainFormat as FormatAdapter<never>,
 };
 
-const AI_SDK_PARTS = new Set(['tool-call', 'tool-result', 'reasoning', 'file', 'tool-approval-request', 'tool-approval-response']);
-const RESPONSES_PARTS = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'refusal']);
-
-const ANTHROPIC_BLOCKS = new Set([
-  'tool_use',
-  'tool_result',
-  'thinking',
-  'redacted_thinking',
-  'document',
-  'server_tool_use',
-  'web_search_tool_result',
-  'mcp_tool_use',
-  'mcp_tool_result',
-]);
+export { detectFormat } from './format-detect.js';
 
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
-
-/**
- * The format of a conversation, from its shapes: LangChain message instances are `'langchain'`;
- * items with a `type` and no `role` (or `type: 'message'`, `input_text` parts) are
- * `'openai-responses'`; Anthropic blocks (`tool_use`, `tool_result`, `thinking`, an image with a
- * `source`, …) or `options.system` make it `'anthropic'`; AI SDK parts (`tool-call`,
- * `tool-result`, `reasoning`, `file`, approvals) `'ai-sdk'`; anything else with roles is
- * `'openai-chat'` (plain string messages read the same in every format). Undefined when it is not
- * an array of messages.
- */
-export function detectFormat(messages: unknown, options?: FormatOptions): MessageFormat | undefined {
-  if (!Array.isArray(messages)) return undefined;
-  let found: MessageFormat | undefined = options?.system != null ? 'anthropic' : undefined;
-  if (messages.length > 0 && messages.every(isLangChainMessage)) return 'langchain';
-  for (const m of messages) {
-    if (!isObj(m)) return undefined;
-    if (typeof m.role !== 'string') {
-      // Responses items other than messages carry a type and no role.
-      if (typeof m.type !== 'string') return undefined;
-      found ??= 'openai-responses';
-      continue;
-    }
-    if (m.type === 'message') found ??= 'openai-responses';
-    if (found || !Array.isArray(m.content)) continue;
-    for (const block of m.content) {
-      if (!isObj(block)) continue;
-      const type = block.type as string;
-      if (ANTHROPIC_BLOCKS.has(type) || (type === 'image' && isObj(block.source))) found = 'anthropic';
-      else if (AI_SDK_PARTS.has(type) || (type === 'image' && 'image' in block)) found = 'ai-sdk';
-      else if (RESPONSES_PARTS.has(type)) found = 'openai-responses';
-      if (found) break;
-    }
-  }
-  return found ?? 'openai-chat';
-}
 
 function allHaveIds(messages: readonly unknown[]): boolean {
   return messages.every((m) => isObj(m) && m.id != null);

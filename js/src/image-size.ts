@@ -6,34 +6,21 @@
 
 type Obj = Record<string, unknown>;
 
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const LOOKUP = new Int16Array(128).fill(-1);
-for (let i = 0; i < 64; i++) LOOKUP[BASE64.charCodeAt(i)] = i;
-LOOKUP['-'.charCodeAt(0)] = 62; // base64url
-LOOKUP['_'.charCodeAt(0)] = 63;
-
-/** The first bytes (at most `max`) of a base64 text; undefined when it is not base64. */
+/** The first bytes (at most about `max`) of a base64 text; undefined when it is not base64. Only
+ * the characters those bytes need are decoded (atob: every runtime this package supports has it). */
 function decodeBase64(text: string, start: number, max: number): Uint8Array | undefined {
-  const out = new Uint8Array(max);
-  let n = 0;
-  let bits = 0;
-  let value = 0;
-  for (let i = start; i < text.length && n < max; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 61) break; // '='
-    const d = c < 128 ? (LOOKUP[c] as number) : -1;
-    if (d < 0) {
-      if (c === 10 || c === 13 || c === 32) continue;
-      return undefined;
-    }
-    value = (value << 6) | d;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[n++] = (value >> bits) & 0xff;
-    }
+  let chunk = text.slice(start, start + Math.ceil(max / 3) * 4).replace(/[\r\n ]/g, '');
+  chunk = chunk.replace(/-/g, '+').replace(/_/g, '/'); // base64url
+  chunk = chunk.slice(0, chunk.length - (chunk.length % 4));
+  let binary: string;
+  try {
+    binary = atob(chunk);
+  } catch {
+    return undefined;
   }
-  return out.subarray(0, n);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
 }
 
 /** Width and height from an image file's first bytes, or undefined. */
@@ -79,30 +66,55 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
   return undefined;
 }
 
-/** The inline bytes of an image block, part or source, whatever the format calls them. */
-function inlineHead(value: unknown, depth = 0): Uint8Array | undefined {
-  if (value instanceof Uint8Array) return value.subarray(0, 65536);
+/** The first `max` inline bytes of an image block, part or source, whatever the format calls them. */
+function inlineHead(value: unknown, max: number, depth = 0): Uint8Array | undefined {
+  if (value instanceof Uint8Array) return value.subarray(0, max);
   if (typeof value === 'string') {
     if (value.startsWith('data:')) {
       const comma = value.indexOf(',');
-      return comma > 0 && value.slice(0, comma).endsWith(';base64') ? decodeBase64(value, comma + 1, 65536) : undefined;
+      return comma > 0 && value.slice(0, comma).endsWith(';base64') ? decodeBase64(value, comma + 1, max) : undefined;
     }
     // A bare base64 string of a PNG, GIF, WebP or JPEG starts with one of these.
-    if (/^(iVBOR|R0lGOD|UklGR|\/9j\/)/.test(value)) return decodeBase64(value, 0, 65536);
+    if (/^(iVBOR|R0lGOD|UklGR|\/9j\/)/.test(value)) return decodeBase64(value, 0, max);
     return undefined;
   }
   if (depth > 3 || typeof value !== 'object' || value === null) return undefined;
   for (const key of Object.keys(value as Obj)) {
-    const head = inlineHead((value as Obj)[key], depth + 1);
+    const head = inlineHead((value as Obj)[key], max, depth + 1);
     if (head) return head;
   }
   return undefined;
 }
 
-/** Pixel size of an inline image anywhere in `block`, or undefined (a URL, a file id, no image). */
+/** Pixel size of an inline image anywhere in `block`, or undefined (a URL, a file id, no image).
+ * The first 512 bytes hold every PNG, GIF and WebP size and most JPEG frame headers; a JPEG with a
+ * large EXIF block or embedded thumbnail before its frame is read again, up to 64 KB. */
 export function inlineImageSize(block: unknown): { width: number; height: number } | undefined {
-  const head = inlineHead(block);
-  return head ? imageSize(head) : undefined;
+  const head = inlineHead(block, 512);
+  if (!head) return undefined;
+  const size = imageSize(head);
+  if (size || head.length < 512 || head[0] !== 0xff) return size;
+  const longer = inlineHead(block, 65536);
+  return longer ? imageSize(longer) : undefined;
+}
+
+/**
+ * What OpenAI bills for one image part of the main entry's messages (`image_url` with a data URL,
+ * Responses `input_image`, an Anthropic-shaped `image` with base64 `source`), from the pixel size
+ * in its header: 85 in low detail, else the tile formula ('auto' priced as 'high', its upper
+ * bound). Undefined when no size can be read (a URL, a file id, a corrupted header): the caller's
+ * `imageTokens` applies. Never throws.
+ */
+export function imagePartTokens(part: Obj): number | undefined {
+  try {
+    const nested = part.image_url;
+    const detail = typeof nested === 'object' && nested !== null ? (nested as Obj).detail : part.detail;
+    const size = inlineImageSize(part);
+    if (!size || size.width <= 0 || size.height <= 0) return undefined;
+    return detail === 'low' ? 85 : openAIImageTokens(size.width, size.height);
+  } catch {
+    return undefined; // a part with a getter that throws: priced by default
+  }
 }
 
 /** OpenAI's price of an image in high detail: fit in 2048 x 2048, shortest side to 768, then 170

@@ -18,8 +18,8 @@ export function defaultTokenCounter(message: Message): number {
  * runs roughly as a BPE tokenizer splits them (within 4-9 % of o200k_base on real chats). Use it to
  * show a user the same counts the compressor budgets with: `compress` counts a message as the
  * estimate of its text, plus 4 tokens, plus for each tool call 3 tokens and the estimates of its
- * `function.name` and `function.arguments`, plus `imageTokens` per image part (the default mode
- * with no `tokenCounter`; docs/token-counts.md).
+ * `function.name` and `function.arguments`, plus per image part OpenAI's price of its pixel size
+ * (inline data) or `imageTokens` (the default mode with no `tokenCounter`; docs/token-counts.md).
  *
  * @example
  * estimateTokens('hello world') // 2

@@ -32,7 +32,8 @@ export interface Message {
  * In the default mode the `text` parts are the message's text (joined with "\n") for
  * classification and summaries; a summarised message keeps its parts in order, with the summary in
  * its first text part and its other text parts dropped. For the built-in token estimates an image
- * part (`image_url`, `image`, `input_image`) costs {@link CompressOptions.imageTokens} and any
+ * part (`image_url`, `image`, `input_image`) costs its pixel size's price (inline data) or
+ * {@link CompressOptions.imageTokens}, and any
  * other non-text part the estimate of its `JSON.stringify` text.
  */
 export interface ContentPart {
@@ -105,9 +106,12 @@ export interface CompressOptions {
    */
   tokenEstimate?: TokenEstimate;
   /**
-   * Default mode, built-in estimates: tokens of one image part of an array content. Default 765,
-   * OpenAI's price of a 1024 x 1024 image in high detail (85 + 4 tiles x 170); use 85 for low
-   * detail, or about width x height / 750 for Anthropic models.
+   * Default mode, built-in estimates: tokens of one image part of an array content whose size is
+   * unknown (a URL, a file id, an unreadable header). Without it, an image with inline data (a
+   * base64 `data:` URL or `source.data`) is priced by the pixel size in its PNG / JPEG / GIF / WebP
+   * header with OpenAI's tile formula (85 in `detail: 'low'`), and any other costs 765, OpenAI's
+   * price of a 1024 x 1024 image in high detail (85 + 4 tiles x 170). When given, every image
+   * costs this: use 85 for low detail, or about width x height / 750 for Anthropic models.
    */
   imageTokens?: number;
   /** `'cce-1.0'`: the reference's exact behaviour (this package's addition). Default: safe mode. */

@@ -5,7 +5,10 @@
 // `validate` did not already find in the input), restore exactly, and leave the input untouched.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
+
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
 import { compress as compressEngine } from 'cce-wasm';
 import {
@@ -611,4 +614,41 @@ describe('bad input to the formats entry', () => {
       assert.equal(compress([{ role: 'user', content: 'hi' }], { format: 'anthropic' }).messages.length, 1);
     });
   }
+});
+
+describe('random-looking text is billed as o200k counts it', () => {
+  // A web-search output carried as a Responses function_call_output: JSON with encrypted
+  // content (base64). The script estimate alone priced it at about 0.74 of its o200k tokens, so
+  // such conversations that "fit" a budget sent 1.2-1.36 x it (bench:formats).
+  const blob = (n) => randomBytes(n).toString('base64');
+  const output = JSON.stringify(
+    Array.from({ length: 6 }, (_, i) => ({ encrypted_content: blob(1500), title: `Result ${i}`, url: `https://example.com/${i}` })),
+  );
+  const items = [
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Look up the 10-year Treasury duration.' }] },
+    { type: 'function_call', call_id: 'c1', name: 'web_search', arguments: '{"query":"10-year Treasury duration"}' },
+    { type: 'function_call_output', call_id: 'c1', output },
+    { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'About 8.95 years.', annotations: [] }] },
+  ];
+
+  test('the count of a base64-heavy output is within 10 % of o200k, over and not under', () => {
+    const count = compress(items, { format: 'openai-responses', tokenBudget: 1e9 }).tokenCount;
+    const real = countTokens(output);
+    assert.ok(count >= real * 0.95 && count <= real * 1.15, `estimate ${count}, o200k ${real}`);
+  });
+
+  test('a budget the output alone exceeds by o200k is not said to fit as it is', () => {
+    const budget = Math.floor(countTokens(output) * 0.9);
+    const result = compress(items, { format: 'openai-responses', tokenBudget: budget });
+    assert.ok(!(result.fits && result.messages[2] === items[2]), 'the output cannot be sent whole');
+  });
+
+  test('hex digests, camelCase identifiers and prose get no supplement', () => {
+    const plain = [{ role: 'user', content: 'a3f9c2e8b1d4f6a7c9e0b2d4f6a8c0e2 getElementById2ForTheWin HTMLParserV2Implementation' }];
+    const withBlob = [{ role: 'user', content: `key ${blob(300)}` }];
+    const billed = (m) => compress(m, { format: 'openai-chat', tokenBudget: 1e9 }).tokenCount;
+    const engine = (m) => compressEngine(m.map((x, i) => ({ ...x, id: String(i) })), { tokenBudget: 1e9 }).tokenCount;
+    assert.equal(billed(plain), engine(plain));
+    assert.ok(billed(withBlob) > engine(withBlob) + 50, 'a 400-character base64 run costs about 72 more');
+  });
 });

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { deflateSync } from 'node:zlib';
 
 import { CompressError, compress, defaultTokenCounter, uncompress } from 'cce-wasm';
 
@@ -197,4 +198,207 @@ describe('safe-mode golden cases of items 3, 5 and 7 through the package', () =>
       assert.deepEqual(uncompress(result.messages, result.verbatim).messages, c.input.messages);
     });
   }
+});
+
+// Image files of known sizes, built here byte by byte as their encoders write them: a complete
+// PNG (IHDR, zlib-compressed IDAT, IEND with their CRCs), a complete GIF89a, the three WebP
+// bitstreams' headers (lossy VP8 key frame, lossless VP8L, extended VP8X) and a JFIF JPEG whose
+// frame header comes after a 4 KB EXIF block (past the first 512 bytes the estimate reads first).
+
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (bytes) => {
+  let c = 0xffffffff;
+  for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+const chunk = (type, data) => {
+  const out = Buffer.alloc(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.write(type, 4, 'ascii');
+  data.copy(out, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+  return out;
+};
+/** A 1-bit greyscale PNG of w x h white pixels. */
+function png(w, h) {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([1, 0, 0, 0, 0], 8);
+  const row = Buffer.alloc(1 + Math.ceil(w / 8), 0xff);
+  row[0] = 0; // filter: none
+  const raw = Buffer.concat(Array.from({ length: h }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+/** A GIF89a of w x h with one 1 x 1 frame (LZW minimum code size 2: clear, 0, end). */
+function gif(w, h) {
+  const b = Buffer.alloc(13 + 6 + 10 + 5 + 1);
+  b.write('GIF89a', 0, 'ascii');
+  b.writeUInt16LE(w, 6);
+  b.writeUInt16LE(h, 8);
+  b[10] = 0x80; // a global colour table of 2 entries
+  b.set([0, 0, 0, 255, 255, 255], 13);
+  b.set([0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0], 19);
+  b.set([2, 2, 0x44, 0x01, 0], 29);
+  b[34] = 0x3b;
+  return b;
+}
+function riff(fourcc, payload) {
+  const head = Buffer.alloc(20);
+  head.write('RIFF', 0, 'ascii');
+  head.writeUInt32LE(12 + payload.length, 4);
+  head.write('WEBP', 8, 'ascii');
+  head.write(fourcc, 12, 'ascii');
+  head.writeUInt32LE(payload.length, 16);
+  return Buffer.concat([head, payload]);
+}
+const webpLossy = (w, h) => {
+  const p = Buffer.alloc(10);
+  p.set([0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a], 0); // frame tag (key frame), start code
+  p.writeUInt16LE(w, 6);
+  p.writeUInt16LE(h, 8);
+  return riff('VP8 ', p);
+};
+const webpLossless = (w, h) => {
+  const p = Buffer.alloc(25); // the header and the first bytes of the image stream
+  p[0] = 0x2f; // signature
+  const bits = (w - 1) | ((h - 1) << 14); // 14 + 14 bits, then alpha and version (0)
+  p.writeUInt32LE(bits >>> 0, 1);
+  return riff('VP8L', p);
+};
+const webpExtended = (w, h) => {
+  const p = Buffer.alloc(10);
+  p.writeUIntLE(w - 1, 4, 3);
+  p.writeUIntLE(h - 1, 7, 3);
+  return riff('VP8X', p);
+};
+function jpeg(w, h, exifBytes = 4096) {
+  const app0 = Buffer.from([0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]);
+  const app1 = Buffer.alloc(4 + exifBytes);
+  app1.set([0xff, 0xe1], 0);
+  app1.writeUInt16BE(2 + exifBytes, 2);
+  app1.write('Exif\0\0', 4, 'ascii');
+  const sof = Buffer.alloc(19);
+  sof.set([0xff, 0xc0, 0, 17, 8], 0);
+  sof.writeUInt16BE(h, 5);
+  sof.writeUInt16BE(w, 7);
+  sof[9] = 3;
+  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, app1, sof, Buffer.from([0xff, 0xd9])]);
+}
+
+const dataUrl = (type, bytes) => `data:${type};base64,${bytes.toString('base64')}`;
+const tiles = (n) => 85 + 170 * n;
+
+describe('images priced by their pixel size (issue 17 item 5)', () => {
+  const look = { type: 'text', text: 'look' };
+  const count = (parts, options = {}) =>
+    compress([{ id: 'u', role: 'user', content: parts }], { tokenBudget: 1e9, ...options }).tokenCount;
+  const price = (part, options) => count([look, part], options) - count([look], options);
+  const chat = (url, detail) => ({ type: 'image_url', image_url: detail ? { url, detail } : { url } });
+
+  const cases = [
+    // 2048 x 1024: shortest side to 768 -> 1536 x 768, 3 x 2 tiles.
+    ['PNG 2048 x 1024', chat(dataUrl('image/png', png(2048, 1024))), tiles(6)],
+    ['PNG 2048 x 1024, detail high', chat(dataUrl('image/png', png(2048, 1024)), 'high'), tiles(6)],
+    ['PNG 2048 x 1024, detail auto (priced as high)', chat(dataUrl('image/png', png(2048, 1024)), 'auto'), tiles(6)],
+    ['PNG 2048 x 1024, detail low', chat(dataUrl('image/png', png(2048, 1024)), 'low'), 85],
+    ['GIF 100 x 100', chat(dataUrl('image/gif', gif(100, 100))), tiles(1)],
+    ['WebP lossy 512 x 512', chat(dataUrl('image/webp', webpLossy(512, 512))), tiles(1)],
+    ['WebP lossless 1500 x 300', chat(dataUrl('image/webp', webpLossless(1500, 300))), tiles(3)],
+    ['WebP extended 1024 x 100', chat(dataUrl('image/webp', webpExtended(1024, 100))), tiles(2)],
+    // 4000 x 3000: fit in 2048 -> 2048 x 1536, shortest to 768 -> 1024 x 768, 2 x 2 tiles.
+    ['JPEG 4000 x 3000, frame after a 4 KB EXIF block', chat(dataUrl('image/jpeg', jpeg(4000, 3000))), tiles(4)],
+    ['JPEG 1200 x 700', chat(dataUrl('image/jpeg', jpeg(1200, 700, 64))), tiles(6)],
+    [
+      'Anthropic-shaped image block, base64 source (PNG 300 x 200)',
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(300, 200).toString('base64') } },
+      tiles(1),
+    ],
+    [
+      'Responses input_image with a data URL (GIF 1100 x 90)',
+      { type: 'input_image', image_url: dataUrl('image/gif', gif(1100, 90)), detail: 'auto' },
+      tiles(3),
+    ],
+    ['a URL: imageTokens, default 765', chat('https://example.com/chart.png'), 765],
+    ['an Anthropic URL source', { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }, 765],
+  ];
+  for (const [name, part, tokens] of cases) {
+    test(name, () => assert.equal(price(part), tokens));
+  }
+
+  test('every file above is what its header says (the test builders are right)', () => {
+    assert.equal(png(10, 4).readUInt32BE(16), 10);
+    assert.equal(crc32(Buffer.from('IEND')), 0xae426082, 'the PNG chunk CRC of IEND');
+    assert.equal(png(8, 1).subarray(-12).toString('hex'), '0000000049454e44ae426082');
+    assert.equal(gif(7, 9).readUInt16LE(8), 9);
+    assert.equal(jpeg(5, 6).length, 2 + 18 + 4100 + 19 + 2);
+  });
+
+  test('imageTokens, when given, prices every image (and a URL image) at that number', () => {
+    const inline = chat(dataUrl('image/png', png(2048, 1024)));
+    assert.equal(price(inline, { imageTokens: 100 }), 100);
+    assert.equal(price(inline, { imageTokens: 0 }), 0);
+    assert.equal(price(chat('https://example.com/a.png'), { imageTokens: 85 }), 85);
+  });
+
+  test('corrupted or unreadable headers cost the default and never throw', () => {
+    const bad = [
+      'data:image/png;base64,iVBORw0KGgo=', // a PNG signature, no IHDR
+      'data:image/png;base64,!!!not base64!!!',
+      'data:image/png;base64,',
+      'data:image/png,plain-text-not-base64',
+      dataUrl('image/png', Buffer.alloc(64)), // zeros
+      dataUrl('image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe1, 0xff, 0xff, 1, 2, 3, 4, 5, 6, 7, 8])), // a segment past the end
+      dataUrl('image/jpeg', Buffer.concat([Buffer.from([0xff, 0xd8]), Buffer.alloc(600, 0x41)])), // no marker
+      dataUrl('image/gif', gif(0, 0)),
+      dataUrl('image/webp', riff('VP8Z', Buffer.alloc(12))),
+    ];
+    for (const url of bad) {
+      assert.equal(price(chat(url)), 765, url.slice(0, 40));
+      assert.equal(price(chat(url), { imageTokens: 85 }), 85);
+    }
+    // Odd shapes: not an image object, a part whose image_url getter throws.
+    assert.equal(price({ type: 'image_url', image_url: 42 }), 765);
+    const hostile = { type: 'image_url' };
+    Object.defineProperty(hostile, 'image_url', { enumerable: true, get() { throw new Error('no'); } });
+    assert.equal(price(hostile), 765);
+  });
+
+  test('a budget decision changes with the image\'s real size', () => {
+    // A 64 x 64 PNG costs one tile (255), not the 765 of an unknown image: the conversation fits
+    // a budget as it is, where the flat price would have had it compressed.
+    const long = PROSE.repeat(3);
+    const input = [
+      { id: 'u1', role: 'user', content: [{ type: 'text', text: long }, chat(dataUrl('image/png', png(64, 64)))] },
+      { id: 'a1', role: 'assistant', content: long },
+      { id: 'u2', role: 'user', content: 'And now?' },
+    ];
+    const before = JSON.stringify(input);
+    const full = compress(input, { tokenBudget: 1e9 }).tokenCount;
+    const flat = compress(input, { tokenBudget: 1e9, imageTokens: 765 }).tokenCount;
+    assert.equal(flat - full, 765 - tiles(1));
+    const budget = full + 10;
+    const priced = compress(input, { tokenBudget: budget, recencyWindow: 1 });
+    assert.equal(priced.fits, true);
+    assert.equal(priced.compression.messages_compressed, 0);
+    assert.equal(priced.messages[0], input[0]);
+    const flatRun = compress(input, { tokenBudget: budget, recencyWindow: 1, imageTokens: 765 });
+    const { messages_compressed: compressed, messages_omitted: omitted } = flatRun.compression;
+    assert.ok(compressed + omitted > 0, 'at the flat price the conversation must shrink to fit');
+    assert.equal(JSON.stringify(input), before, 'the input is not mutated');
+  });
+
+  test('cce-1.0 reads no parts: images cost nothing there, as in the reference', () => {
+    const part = chat(dataUrl('image/png', png(2048, 1024)));
+    assert.equal(price(part, { compat: 'cce-1.0' }), 0);
+  });
 });
