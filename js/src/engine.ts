@@ -981,9 +981,19 @@ export function compress(
   messages: Message[],
   options?: CompressOptions,
 ): CompressResult | Promise<CompressResult> {
-  const opts = readOptions(options);
+  return compressReadOptions(messages, readOptions(options));
+}
+
+/**
+ * @internal compress() for options already read by readOptions (the Node entry's shortcut reads
+ * them first): a second read would copy the copy, every option key included, on every call.
+ */
+export function compressReadOptions(
+  messages: Message[],
+  opts: CompressOptions,
+): CompressResult | Promise<CompressResult> {
   const clearing = readClearing(opts as Obj, 'compress()');
-  if (clearing) return clearThenCompress(messages, opts, clearing, compress);
+  if (clearing) return clearThenCompress(messages, opts, clearing, compressReadOptions);
   const summarizer = opts.summarizer ? (opts.summarizer as Summarizer) : undefined;
   const counter = opts.tokenCounter as unknown;
   if (counter != null && typeof counter !== 'function') {

@@ -17,7 +17,7 @@
 // The answer is built only for inputs both modes accept without a question: an array of plain
 // objects with unique string ids and string contents (no earlier provenance), and options of the
 // documented types and ranges. Anything else goes to the engine, which reports it.
-import { compress as engineCompress, readOptions } from './engine.js';
+import { compressReadOptions, readOptions } from './engine.js';
 import {
   MESSAGE_OVERHEAD_TOKENS,
   TOOL_CALL_OVERHEAD_TOKENS,
@@ -219,7 +219,7 @@ export function compress(
   } catch {
     answer = undefined;
   }
-  if (answer === undefined) return engineCompress(messages, opts);
+  if (answer === undefined) return compressReadOptions(messages, opts);
   unchangedAnswers.count++;
   return answer;
 }
