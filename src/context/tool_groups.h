@@ -98,5 +98,7 @@ const char* structureIssueName(StructureIssue::Kind kind);
 /// The checks of OpenAI (tool pairing) and Anthropic (alternation, user first). A tool result
 /// followed by a user message is accepted (adapters merge the two user-side turns).
 std::vector<StructureIssue> checkStructure(const std::vector<Value>& messages);
+/// The same over messages named by pointer (the context view's list).
+std::vector<StructureIssue> checkStructure(const std::vector<const Value*>& messages);
 
 }  // namespace cce::context
