@@ -1185,6 +1185,11 @@ TEST_SUITE("context") {
       CHECK(st.index.count == st.messages.size());
       CHECK(st.index.sysEnd == sysEnd);
       CHECK(st.index.starts == groupStarts(st.messages, sysEnd));
+      REQUIRE(st.index.turns.size() == st.messages.size());
+      for (std::size_t k = 0; k < st.messages.size(); ++k) {
+        const Turn turn = turnOf(st.messages[k]);
+        CHECK((st.index.turns[k].role == turn.role && st.index.turns[k].calls == turn.calls));
+      }
       double sum = 0;
       for (std::size_t k = 0; k < st.messages.size(); ++k) {
         CHECK(st.index.prefix[k] == sum);
@@ -1371,9 +1376,17 @@ TEST_SUITE("context") {
       Value messages = Value::array();
       std::size_t summary = 0;
       for (const Value& source : heldView.find(u"sources")->items) {
-        messages.items.push_back(
-            source.number < 0 ? heldView.find(u"summaries")->items[summary++]
-                              : state.find(u"messages")->items[static_cast<std::size_t>(source.number)]);
+        const auto& history = state.find(u"messages")->items;
+        if (source.isArray()) {  // [first, last]: consecutive history messages
+          REQUIRE(source.items[1].number > source.items[0].number);
+          for (double i = source.items[0].number; i <= source.items[1].number; ++i) {
+            messages.items.push_back(history[static_cast<std::size_t>(i)]);
+          }
+        } else {
+          messages.items.push_back(source.number < 0
+                                       ? heldView.find(u"summaries")->items[summary++]
+                                       : history[static_cast<std::size_t>(source.number)]);
+        }
       }
       rebuilt.members.push_back({u"messages", std::move(messages)});
       rebuilt.members.push_back({u"validation", *heldView.find(u"validation")});

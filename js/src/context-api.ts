@@ -483,9 +483,16 @@ export class ContextManager<Async extends boolean = boolean> {
     const history = this.#state.messages;
     const kept = this.#viewSummaries.messages;
     let summary = 0;
-    const messages = sources.map((i) =>
-      copyJson(i < 0 ? (kept[summary++] as ChatMessage) : (history[i] as ChatMessage)),
-    );
+    const messages: ChatMessage[] = [];
+    for (const source of sources) {
+      if (typeof source === 'number') {
+        messages.push(copyJson(source < 0 ? kept[summary++] : history[source]) as ChatMessage);
+      } else {
+        for (let i = source[0]; i <= source[1]; i++) {
+          messages.push(copyJson(history[i] as ChatMessage));
+        }
+      }
+    }
     return { messages, validation, usage };
   }
 
@@ -759,10 +766,10 @@ interface LedgerDelta {
   summaryTokens: ContextState['summaryTokens'];
 }
 
-/** view() of a held state: history indices (-1: the next summary message) and the summaries
- * (absent when they are those of `summariesKnown`). */
+/** view() of a held state: history indices (-1: the next summary message; [first, last]: a run
+ * of consecutive ones) and the summaries (absent when they are those of `summariesKnown`). */
 interface HeldView {
-  sources: number[];
+  sources: Array<number | [number, number]>;
   summaries?: ChatMessage[];
   summaryKey: string;
   validation: ViewValidation;
@@ -890,7 +897,12 @@ function copyJson<T>(value: T): T {
     const item = copyJson((value as Record<string, unknown>)[key]);
     // An own "__proto__" (JSON.parse makes one) must stay a property, not become the prototype.
     if (key === '__proto__') {
-      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else {
       out[key] = item;
     }

@@ -334,9 +334,9 @@ Usage usageOf(const Frame& f, const Ledger& l, const std::vector<Segment>& segme
 
 enum class Side { None, User, Assistant };
 
-Side sideOf(U16View role) {
-  if (role == u"user" || role == u"tool") return Side::User;
-  if (role == u"assistant") return Side::Assistant;
+Side sideOf(Turn turn) {
+  if (turn.role == Turn::Role::User || turn.role == Turn::Role::Tool) return Side::User;
+  if (turn.role == Turn::Role::Assistant) return Side::Assistant;
   return Side::None;
 }
 
@@ -366,6 +366,7 @@ Value summaryMessage(const Ledger& l, const Segment& run, const char16_t* role) 
 // messages owned by `summaries`.
 struct ViewList {
   std::vector<const Value*> messages;
+  std::vector<Turn> turns;         // of each message (the history index has the history's)
   std::vector<long> sources;       // history index, -1 for a summary message
   std::vector<Value> summaries;    // reserved before use: `messages` points into it
   std::vector<const SummaryRun*> runs;  // each summary's run (its content is filled in last)
@@ -378,28 +379,30 @@ const Value& item(const std::vector<const Value*>& m, std::size_t i) { return *m
 void buildMessages(const Frame& f, const Ledger& l, const std::vector<Segment>& segments,
                    ViewList& out) {
   const std::vector<Value>& h = f.st.messages;
+  const std::vector<Turn>& turns = f.st.index.turns;  // the history's, kept with the index
   std::size_t runs = 0;
   for (const Segment& s : segments) runs += s.summary ? 1 : 0;
   out.summaries.reserve(runs);
   Side last = Side::None;
-  auto emit = [&](const Value& m, long source) {
-    Side side = sideOf(roleOf(m));
+  auto emit = [&](const Value& m, Turn turn, long source) {
+    Side side = sideOf(turn);
     if (side != Side::None) last = side;
     out.messages.push_back(&m);
+    out.turns.push_back(turn);
     out.sources.push_back(source);
   };
-  for (std::size_t i = 0; i < f.sysEnd; ++i) emit(h[i], static_cast<long>(i));
+  for (std::size_t i = 0; i < f.sysEnd; ++i) emit(h[i], turns[i], static_cast<long>(i));
   for (std::size_t k = 0; k < segments.size(); ++k) {
     const Segment& s = segments[k];
     if (!s.summary) {
-      for (std::size_t i = s.start; i < s.end; ++i) emit(h[i], static_cast<long>(i));
+      for (std::size_t i = s.start; i < s.end; ++i) emit(h[i], turns[i], static_cast<long>(i));
       continue;
     }
     // The first user/assistant-side message after the run, unless another run comes first.
     Side after = Side::None;
     for (std::size_t i = s.end; i < f.n; ++i) {
       if (k + 1 < segments.size() && segments[k + 1].summary && i >= segments[k + 1].start) break;
-      Side side = sideOf(roleOf(h[i]));
+      Side side = sideOf(turns[i]);
       if (side != Side::None) {
         after = side;
         break;
@@ -408,7 +411,11 @@ void buildMessages(const Frame& f, const Ledger& l, const std::vector<Segment>& 
     const char16_t* role = summaryRole(last, after);
     out.summaries.push_back(summaryMessage(l, s, role));
     out.runs.push_back(s.run.get());
-    emit(out.summaries.back(), -1);
+    Turn turn;
+    turn.role = role[0] == u'u'   ? Turn::Role::User
+                : role[0] == u'a' ? Turn::Role::Assistant
+                                  : Turn::Role::System;
+    emit(out.summaries.back(), turn, -1);
     const std::uint64_t parts[2] = {s.run->hash, static_cast<std::uint64_t>(role[0])};
     out.summaryHash = fnv1a(parts, sizeof parts, out.summaryHash);
   }
@@ -457,7 +464,7 @@ std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const 
   const auto& src = v.sources;
   ToolRunStart<std::vector<const Value*>> viewRun(v.messages);
   ToolRunStart<std::vector<Value>> historyRun(h);
-  for (const StructureIssue& issue : checkStructure(v.messages)) {
+  for (const StructureIssue& issue : checkStructure(v.messages, v.turns)) {
     const std::size_t i = issue.index;
     bool introduced = src[i] < 0;
     switch (issue.kind) {
@@ -785,6 +792,7 @@ void HistoryIndex::update(const std::vector<Value>& messages, const std::vector<
     sysEnd = std::min(sysEnd, n);
     starts.resize(n);
     prefix.resize(n + 1);
+    turns.resize(n);
     return;
   }
   // Leading system messages can only grow while every indexed message is one.
@@ -795,6 +803,7 @@ void HistoryIndex::update(const std::vector<Value>& messages, const std::vector<
   const std::size_t resume = allSystem ? count : starts[count - 1];
   extendGroupStarts(messages, sysEnd, resume, starts);
   for (std::size_t i = count; i < n; ++i) prefix.push_back(prefix[i] + tokens[i]);
+  for (std::size_t i = count; i < n; ++i) turns.push_back(turnOf(messages[i]));
   work += (messages.size() - resume) + (n - count);
   count = n;
 }
@@ -1068,7 +1077,8 @@ Usage usage(const State& st, Host& host) {
   return viewOf(f, st.ledger, host, Build::Usage).usage;
 }
 
-ViewResult view(const State& st, Host& host, bool copyMessages, std::string_view knownSummaryKey) {
+ViewResult view(const State& st, Host& host, bool copyMessages,
+                std::string_view knownSummaryKey) {
   Frame f(st);
   return viewOf(f, st.ledger, host, copyMessages ? Build::Messages : Build::Validation,
                 knownSummaryKey);
@@ -1160,7 +1170,8 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     if (pair == next.checkpoints.size()) break;
     Checkpoint a = next.checkpoints[pair];
     Checkpoint b = next.checkpoints[pair + 1];
-    Checkpoint merged = newCheckpoint(f, next, a.start, b.end, Level::Compact, number, now, &a, &b);
+    Checkpoint merged =
+        newCheckpoint(f, next, a.start, b.end, Level::Compact, number, now, &a, &b);
     merged.mergedFrom = {a.id, b.id};
     if (!c.summarizer) {
       // The deterministic rule for merges (context.h): from the two summaries, not the range.

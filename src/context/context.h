@@ -159,6 +159,7 @@ struct HistoryIndex {
   std::size_t sysEnd = 0;            // leading system messages among them
   std::vector<std::size_t> starts;   // groupStarts(messages, sysEnd)
   std::vector<double> prefix{0.0};   // prefix[i] = tokens[0] + ... + tokens[i - 1], in order
+  std::vector<Turn> turns;           // turnOf(messages[i]): the view's checks read these
   // The tokens of the last raw tail the view summed, tokens[tailFrom] + ... in order, up to
   // tailTo: the next call extends it instead of summing again (same order, same double).
   std::size_t tailFrom = 0, tailTo = 0;

@@ -680,8 +680,24 @@ std::string contextJson(std::string_view requestText) {
     if (held) {
       // The caller holds a copy of the history: its messages go by index, summaries in full.
       // Summaries the caller already has (its "summariesKnown" is their key) are not sent again.
+      // A run of consecutive history indices (the recent messages) goes as [first, last].
       Value sources = Value::array(), summaries = Value::array();
-      for (long source : v.sources) sources.items.push_back(number(static_cast<double>(source)));
+      for (std::size_t k = 0; k < v.sources.size();) {
+        std::size_t run = k + 1;
+        while (v.sources[k] >= 0 && run < v.sources.size() &&
+               v.sources[run] == v.sources[run - 1] + 1) {
+          ++run;
+        }
+        if (run - k < 2) {
+          sources.items.push_back(number(static_cast<double>(v.sources[k])));
+        } else {
+          Value pair = Value::array();
+          pair.items.push_back(number(static_cast<double>(v.sources[k])));
+          pair.items.push_back(number(static_cast<double>(v.sources[run - 1])));
+          sources.items.push_back(std::move(pair));
+        }
+        k = run;
+      }
       out.members.push_back({u"sources", std::move(sources)});
       if (knownKey != v.summaryKey) {
         summaries.items = std::move(v.summaries);

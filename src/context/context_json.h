@@ -15,7 +15,8 @@
 // [appended], "compressions", "nextId", "summaryTokens"}, so a caller keeps its own copy of the
 // state equal to the engine's by appending its messages and applying these. Failing and pending
 // answers leave a held state unchanged, as they leave a sent one. "view" of a held state answers
-// {"sources": [history index, or -1 for a summary message], "summaries": [the summary messages],
+// {"sources": [history index, -1 for a summary message, or [first, last] for the consecutive
+// history indices first..last], "summaries": [the summary messages],
 // "summaryKey", "validation", "usage"}: the caller builds the messages from its copy of the
 // history. A request with "summariesKnown": the summaryKey of an earlier answer gets no
 // "summaries" when they are still the same (equal keys, equal summary messages), so a view

@@ -519,38 +519,15 @@ namespace {
 const Value& at(const std::vector<Value>& m, std::size_t i) { return m[i]; }
 const Value& at(const std::vector<const Value*>& m, std::size_t i) { return *m[i]; }
 
-// What the checks read of a message, looked up once per message (a view is validated on every
-// call, and each check looks at a message's neighbours too).
-struct Turn {
-  enum class Role : unsigned char { System, User, Assistant, Tool, Other } role = Role::Other;
-  bool calls = false;  // an assistant message with tool calls
-};
-
-Turn turnOf(const Value& m) {
-  Turn t;
-  U16View role = roleOf(m);
-  if (role == u"system") {
-    t.role = Turn::Role::System;
-  } else if (role == u"user") {
-    t.role = Turn::Role::User;
-  } else if (role == u"assistant") {
-    t.role = Turn::Role::Assistant;
-    t.calls = hasToolCalls(m);
-  } else if (role == u"tool") {
-    t.role = Turn::Role::Tool;
-  }
-  return t;
-}
-
+// `turns[i]` is turnOf(message i), looked up once per message: each check looks at a message's
+// neighbours too, and a context view is validated on every call.
 template <typename List>
-std::vector<StructureIssue> structureIssues(const List& list) {
+std::vector<StructureIssue> structureIssues(const List& list, const std::vector<Turn>& turns) {
   using Kind = StructureIssue::Kind;
   using Role = Turn::Role;
   std::vector<StructureIssue> issues;
   const std::size_t n = list.size();
   auto m = [&list](std::size_t i) -> const Value& { return at(list, i); };
-  std::vector<Turn> turns(n);
-  for (std::size_t i = 0; i < n; ++i) turns[i] = turnOf(m(i));
   std::size_t lastTurn = n;  // index of the previous non-system message
   // The call ids a run of tool messages may answer (those of the assistant message before the
   // run), collected once per run so n parallel results cost n lookups, not n scans of n calls.
@@ -601,12 +578,32 @@ std::vector<StructureIssue> structureIssues(const List& list) {
 
 }  // namespace
 
-std::vector<StructureIssue> checkStructure(const std::vector<Value>& messages) {
-  return structureIssues(messages);
+Turn turnOf(const Value& m) {
+  Turn t;
+  U16View role = roleOf(m);
+  if (role == u"system") {
+    t.role = Turn::Role::System;
+  } else if (role == u"user") {
+    t.role = Turn::Role::User;
+  } else if (role == u"assistant") {
+    t.role = Turn::Role::Assistant;
+    t.calls = hasToolCalls(m);
+  } else if (role == u"tool") {
+    t.role = Turn::Role::Tool;
+  }
+  return t;
 }
 
-std::vector<StructureIssue> checkStructure(const std::vector<const Value*>& messages) {
-  return structureIssues(messages);
+std::vector<StructureIssue> checkStructure(const std::vector<Value>& messages) {
+  std::vector<Turn> turns;
+  turns.reserve(messages.size());
+  for (const Value& m : messages) turns.push_back(turnOf(m));
+  return structureIssues(messages, turns);
+}
+
+std::vector<StructureIssue> checkStructure(const std::vector<const Value*>& messages,
+                                           const std::vector<Turn>& turns) {
+  return structureIssues(messages, turns);
 }
 
 }  // namespace cce::context
