@@ -156,7 +156,8 @@ struct Segment {
   bool summary = false;
   std::size_t start = 0, end = 0;       // history range
   std::size_t firstCp = 0, lastCp = 0;  // summary: checkpoint indices [firstCp, lastCp]
-  std::shared_ptr<const SummaryRun> run;  // summary: its text and count key
+  const SummaryRun* run = nullptr;  // summary: its text and count key (in the state's memo, valid
+                                    // until the next projection)
   double tokens = 0;
 };
 
@@ -167,10 +168,9 @@ U16 sectionText(const Checkpoint& cp) {
 }
 
 // The summary message of checkpoints [first, last]: the state's memo of it when its checkpoints
-// are unchanged, else built and counted once. Runs used are added to `kept`.
-std::shared_ptr<const SummaryRun> summaryRun(const Frame& f, const std::vector<Checkpoint>& cps,
-                                             std::size_t first, std::size_t last,
-                                             std::vector<std::shared_ptr<const SummaryRun>>& kept) {
+// are unchanged, else built and counted once. Runs used move to `kept` (the memo's next runs).
+const SummaryRun* summaryRun(const Frame& f, const std::vector<Checkpoint>& cps, std::size_t first,
+                             std::size_t last, std::vector<std::unique_ptr<SummaryRun>>& kept) {
   // Each checkpoint's id, then its numbers as raw units (no text: this runs on every call).
   U16 identity;
   auto put = [&identity](std::uint64_t x) {
@@ -186,13 +186,13 @@ std::shared_ptr<const SummaryRun> summaryRun(const Frame& f, const std::vector<C
     put(static_cast<std::uint64_t>(cp.level) * 2 + (cp.hostSummary ? 1 : 0));
   }
   SummaryMemo& memo = f.st.summaryRuns;
-  for (const auto& known : memo.runs) {
-    if (known->identity == identity) {
-      kept.push_back(known);
-      return known;
+  for (std::unique_ptr<SummaryRun>& known : memo.runs) {
+    if (known && known->identity == identity) {
+      kept.push_back(std::move(known));
+      return kept.back().get();
     }
   }
-  auto run = std::make_shared<SummaryRun>();
+  auto run = std::make_unique<SummaryRun>();
   run->identity = std::move(identity);
   for (std::size_t k = first; k <= last; ++k) {
     if (k > first) run->content += u"\n\n";
@@ -207,8 +207,8 @@ std::shared_ptr<const SummaryRun> summaryRun(const Frame& f, const std::vector<C
   run->hash = fnv1a(run->identity.data(), run->identity.size() * sizeof(char16_t));
   run->hash = fnv1a(run->content.data(), run->content.size() * sizeof(char16_t), run->hash);
   ++memo.built;
-  kept.push_back(run);
-  return run;
+  kept.push_back(std::move(run));
+  return kept.back().get();
 }
 
 // The count of a summary message: built in, or the host's (cached in the ledger, else asked).
@@ -223,7 +223,7 @@ double runTokens(const Config& config, const Ledger& l, Host& host, const Summar
 std::vector<Segment> project(const Frame& f, const Ledger& l, Host& host) {
   std::vector<Segment> out;
   // The memo keeps the runs of this projection (a compress's new ledger replaces the old runs).
-  std::vector<std::shared_ptr<const SummaryRun>> kept;
+  std::vector<std::unique_ptr<SummaryRun>> kept;
   std::size_t pos = f.sysEnd;
   const std::vector<Checkpoint>& cps = l.checkpoints;
   for (std::size_t i = 0; i < cps.size(); ++i) {
@@ -410,7 +410,7 @@ void buildMessages(const Frame& f, const Ledger& l, const std::vector<Segment>& 
     }
     const char16_t* role = summaryRole(last, after);
     out.summaries.push_back(summaryMessage(l, s, role));
-    out.runs.push_back(s.run.get());
+    out.runs.push_back(s.run);
     Turn turn;
     turn.role = role[0] == u'u'   ? Turn::Role::User
                 : role[0] == u'a' ? Turn::Role::Assistant

@@ -184,8 +184,18 @@ struct SummaryRun {
   std::uint64_t hash = 0;  // FNV-1a of identity and content (ViewResult::summaryKey)
 };
 struct SummaryMemo {
-  std::vector<std::shared_ptr<const SummaryRun>> runs;
+  std::vector<std::unique_ptr<SummaryRun>> runs;  // a run stays put while it is kept
   std::size_t built = 0;  // runs built so far (tests check it does not grow per call)
+  SummaryMemo() = default;
+  SummaryMemo(SummaryMemo&&) = default;
+  SummaryMemo& operator=(SummaryMemo&&) = default;
+  // A copied state starts with no runs (they are a cache).
+  SummaryMemo(const SummaryMemo& other) : built(other.built) {}
+  SummaryMemo& operator=(const SummaryMemo& other) {
+    runs.clear();
+    built = other.built;
+    return *this;
+  }
 };
 
 struct State {

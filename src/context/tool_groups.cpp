@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "jscompat/json_writer.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 
 namespace cce::context {
@@ -531,11 +532,17 @@ std::vector<StructureIssue> structureIssues(const List& list, const std::vector<
   std::size_t lastTurn = n;  // index of the previous non-system message
   // The call ids a run of tool messages may answer (those of the assistant message before the
   // run), collected once per run so n parallel results cost n lookups, not n scans of n calls.
-  // Sorted views of the messages' own strings: no copies.
-  std::vector<U16View> answerable, results;
-  auto sorted = [](std::vector<U16View>& ids) { std::sort(ids.begin(), ids.end()); };
-  auto contains = [](const std::vector<U16View>& ids, U16View id) {
-    return std::binary_search(ids.begin(), ids.end(), id);
+  // The id strings of the messages themselves, sorted (no copies; the sort is the one the engine
+  // shares for pointer-sized values, not another instance of std::sort).
+  std::vector<const Value*> answerable, results;
+  auto sorted = [](std::vector<const Value*>& ids) {
+    js::stableSort(ids.data(), ids.data() + ids.size(),
+                   [](const Value* a, const Value* b) { return a->string < b->string; });
+  };
+  auto contains = [](const std::vector<const Value*>& ids, const U16& id) {
+    auto at = std::lower_bound(ids.begin(), ids.end(), id,
+                               [](const Value* v, const U16& x) { return v->string < x; });
+    return at != ids.end() && (*at)->string == id;
   };
   for (std::size_t i = 0; i < n; ++i) {
     const Role role = turns[i].role;
@@ -551,7 +558,7 @@ std::vector<StructureIssue> structureIssues(const List& list, const std::vector<
         answerable.clear();
         if (i > 0 && turns[i - 1].calls) {
           for (const Value& call : m(i - 1).find(u"tool_calls")->items) {
-            if (const Value* cid = callId(call)) answerable.push_back(cid->string);
+            if (const Value* cid = callId(call)) answerable.push_back(cid);
           }
           sorted(answerable);
         }
@@ -561,7 +568,7 @@ std::vector<StructureIssue> structureIssues(const List& list, const std::vector<
     } else if (turns[i].calls) {
       results.clear();
       for (std::size_t j = i + 1; j < n && turns[j].role == Role::Tool; ++j) {
-        if (const Value* id = stringField(m(j), u"tool_call_id")) results.push_back(id->string);
+        if (const Value* id = stringField(m(j), u"tool_call_id")) results.push_back(id);
       }
       sorted(results);
       for (const Value& call : m(i).find(u"tool_calls")->items) {
