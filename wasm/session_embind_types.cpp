@@ -20,8 +20,8 @@ __attribute__((constructor)) void registerSessionBindingTypes() {
 
 }  // namespace
 
-// embind names an unregistered type through this when a binding uses one; every binding of the
-// session module is called by the JS tests, so none is missed.
+// embind names an unregistered type through this when a binding uses one: a binding added with
+// another type fails when called ("unbound types"), so register its type above.
 extern "C" EMSCRIPTEN_KEEPALIVE const char* __getTypeName(const void*) {
   return strdup("a type wasm/session_embind_types.cpp does not register");
 }
