@@ -8,7 +8,8 @@
 //           compressed (the history the engine keeps grows to n): total time per n.
 //   replay  a synthetic agent session of `turns` messages (user, assistant, tool calls with one to
 //           three parallel results), each turn add + shouldCompress (compress while due) + view;
-//           total time and the per-turn median.
+//           total time, the per-turn median and the process's CPU time over the replay (on a
+//           busy machine the wall-clock figures include time spent waiting for a core).
 // --dist runs another build (e.g. a copy of an earlier dist/) for before/after figures.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -88,6 +89,7 @@ const chat = createContextManager({
 const perTurn = [];
 const spent = { add: 0, compress: 0, view: 0 };
 let compressions = 0;
+const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 for (let i = 0; i < turns; i++) {
   const start = performance.now();
@@ -107,9 +109,11 @@ for (let i = 0; i < turns; i++) {
   perTurn.push(end - start);
 }
 const total = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 console.log(
   `replay   ${turns} turns (add + shouldCompress + view, ${compressions} compressions): ` +
     `${s(total)} total, median ${(median(perTurn) * 1000).toFixed(0)} µs/turn ` +
-    `(add ${s(spent.add)}, compress ${s(spent.compress)}, view ${s(spent.view)})`,
+    `(add ${s(spent.add)}, compress ${s(spent.compress)}, view ${s(spent.view)}); ` +
+    `CPU ${s((cpu.user + cpu.system) / 1000)}`,
 );

@@ -555,7 +555,8 @@ TEST_SUITE("context") {
   }
 
   TEST_CASE(
-      "ages old checkpoints one level lower and merges the oldest, always from raw messages") {
+      "ages old checkpoints one level lower from raw messages and merges the oldest from their "
+      "summaries") {
     Config c = bigWindow(2);
     c.contextWindow = 200000;
     c.maxCheckpoints = 4;
@@ -584,9 +585,24 @@ TEST_SUITE("context") {
       std::vector<std::string> levels;
       for (const Checkpoint& cp : st.ledger.checkpoints) {
         levels.push_back(u8(cp.id) + ":" + levelName(cp.level));
-        // Every summary is what the deterministic summariser makes of the raw range at its level.
+        // A new or aged summary is what the deterministic summariser makes of the raw range at
+        // its level; a merged one is made from the two summaries it replaced (in the archive),
+        // under a stats line that counts the whole range as a scan of its messages does.
         double budget = summaryBudget(cp.level, cp.originalTokens, 200000);
-        CHECK(cp.summary == deterministicSummary(st.messages, cp.start, cp.end, budget));
+        if (cp.mergedFrom.empty()) {
+          CHECK(cp.summary == deterministicSummary(st.messages, cp.start, cp.end, budget));
+        } else {
+          std::vector<std::u16string_view> bodies;
+          for (const std::u16string& id : cp.mergedFrom) {
+            for (const Checkpoint& old : st.ledger.archive) {
+              if (old.id == id) bodies.push_back(summaryBody(old));
+            }
+          }
+          REQUIRE(bodies.size() == 2);
+          CHECK(cp.summary ==
+                mergedSummary(RangeStats::of(st.messages, cp.start, cp.end), bodies, budget));
+          CHECK(u8(cp.summary).rfind(std::to_string(cp.end - cp.start) + " messages (", 0) == 0);
+        }
         CHECK(cp.summary.size() <= static_cast<std::size_t>(3.5 * budget));
       }
       levelsAfter.push_back(levels);
@@ -1169,6 +1185,11 @@ TEST_SUITE("context") {
       CHECK(st.index.count == st.messages.size());
       CHECK(st.index.sysEnd == sysEnd);
       CHECK(st.index.starts == groupStarts(st.messages, sysEnd));
+      REQUIRE(st.index.turns.size() == st.messages.size());
+      for (std::size_t k = 0; k < st.messages.size(); ++k) {
+        const Turn turn = turnOf(st.messages[k]);
+        CHECK((st.index.turns[k].role == turn.role && st.index.turns[k].calls == turn.calls));
+      }
       double sum = 0;
       for (std::size_t k = 0; k < st.messages.size(); ++k) {
         CHECK(st.index.prefix[k] == sum);
@@ -1194,6 +1215,99 @@ TEST_SUITE("context") {
     // where rebuilding the index on every call would cost n per add (n^2 / 2 in all).
     CHECK(small <= 5 * 500);
     CHECK(large <= 5 * 2000);
+  }
+
+  TEST_CASE("a compress summarises a bounded amount, whatever the history's length") {
+    // An agent session replayed turn by turn under a small window: past maxCheckpoints every
+    // compress merges the oldest checkpoints, whose range starts at the beginning of the history.
+    // A merged summary made from the raw range would read all of it (the largest compress of 4n
+    // messages would read about 4 times the largest of n); made from the two summaries it reads a
+    // bounded amount.
+    struct Run {
+      std::size_t compressions = 0, merges = 0, largest = 0, total = 0, views = 0, runsBuilt = 0;
+    };
+    auto replayOf = [](std::size_t n) {
+      Config c = charsConfig();
+      c.contextWindow = 6000;
+      c.promptBudget = 500;
+      c.keepLast = 6;
+      State st = stateWith(c, {});
+      Run run;
+      const std::string pattern = "uAtauaAta";
+      std::vector<Value> all;
+      for (std::size_t i = 0; all.size() < n; ++i) {
+        for (Value& m : fromPattern(pattern, 30 + static_cast<double>(i % 7) * 10)) {
+          all.push_back(std::move(m));
+        }
+      }
+      all.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        Host host;
+        REQUIRE(addMessages(st, {all[i]}, host));
+        while (usage(st, host).shouldCompress) {
+          const std::size_t before = st.summarised;
+          CompressOutcome out = compress(st, Value::null(), host);
+          if (!out.compressed) break;
+          ++run.compressions;
+          run.merges += out.merged.size();
+          run.largest = std::max(run.largest, st.summarised - before);
+        }
+        ViewResult v = view(st, host);
+        CHECK(v.validation.fits);
+        ++run.views;
+      }
+      run.total = st.summarised;
+      run.runsBuilt = st.summaryRuns.built;
+      return run;
+    };
+    const Run small = replayOf(1000), large = replayOf(4000);
+    CAPTURE(small.largest);
+    CAPTURE(large.largest);
+    REQUIRE(small.merges > 5);
+    REQUIRE(large.merges > 4 * 5);
+    // The largest single compress does not grow with the history (the raw rule: about 4 times).
+    CHECK(large.largest <= small.largest + small.largest / 4);
+    // In all, 4n messages cost about 4 times n (the raw rule: about 16 times).
+    CHECK(large.total <= 5 * small.total);
+    // The summary messages are built and counted when the checkpoints change, not per call: a
+    // compress changes at most its new, merged and aged runs, while every turn adds and views.
+    CHECK(large.runsBuilt <= 4 * large.compressions);
+    CHECK(large.views > 20 * large.compressions);
+  }
+
+  TEST_CASE("a held view sends its summaries again only when they changed") {
+    const std::string created = cce::contextJson(
+        R"({"op":"create","config":{"contextWindow":3000,"keepLast":4,"tokenEstimate":"chars"}})");
+    Value state = *envelopeOutput(created).find(u"state");
+    const std::string handle = json(*envelopeOutput(cce::contextJson(
+        R"({"op":"open","state":)" + json(state) + "}")).find(u"handle"));
+    auto held = [&](const std::string& op, const std::string& extra) {
+      return envelopeOutput(
+          cce::contextJson(R"({"op":")" + op + R"(","handle":)" + handle + extra + "}"));
+    };
+    std::vector<Value> messages = fromPattern("uauauauauauauauauauauauauaua", 150);
+    std::string key;
+    std::size_t sent = 0, skipped = 0;
+    for (const Value& m : messages) {
+      Value added = held("add", ",\"message\":" + json(m));
+      if (added.find(u"usage")->find(u"shouldCompress")->boolean) held("compress", "");
+      Value full = held("view", "");
+      Value known = held("view", key.empty() ? "" : ",\"summariesKnown\":\"" + key + "\"");
+      const std::string now = u8(full.find(u"summaryKey")->string);
+      CHECK(u8(known.find(u"summaryKey")->string) == now);
+      CHECK(json(*known.find(u"sources")) == json(*full.find(u"sources")));
+      if (!key.empty() && key == now) {
+        CHECK(known.find(u"summaries") == nullptr);  // the caller has them
+        ++skipped;
+      } else {
+        CHECK(json(*known.find(u"summaries")) == json(*full.find(u"summaries")));
+        ++sent;
+      }
+      key = now;
+    }
+    CHECK(sent > 2);  // the empty list, then after each compress that changed the summaries
+    CHECK(skipped > sent);
+    cce::contextJson(R"({"op":"close","handle":)" + handle + "}");
   }
 
   TEST_CASE("checkStructure pairs parallel tool results with their calls") {
@@ -1262,9 +1376,17 @@ TEST_SUITE("context") {
       Value messages = Value::array();
       std::size_t summary = 0;
       for (const Value& source : heldView.find(u"sources")->items) {
-        messages.items.push_back(
-            source.number < 0 ? heldView.find(u"summaries")->items[summary++]
-                              : state.find(u"messages")->items[static_cast<std::size_t>(source.number)]);
+        const auto& history = state.find(u"messages")->items;
+        if (source.isArray()) {  // [first, last]: consecutive history messages
+          REQUIRE(source.items[1].number > source.items[0].number);
+          for (double i = source.items[0].number; i <= source.items[1].number; ++i) {
+            messages.items.push_back(history[static_cast<std::size_t>(i)]);
+          }
+        } else {
+          messages.items.push_back(source.number < 0
+                                       ? heldView.find(u"summaries")->items[summary++]
+                                       : history[static_cast<std::size_t>(source.number)]);
+        }
       }
       rebuilt.members.push_back({u"messages", std::move(messages)});
       rebuilt.members.push_back({u"validation", *heldView.find(u"validation")});

@@ -326,8 +326,9 @@ export class ContextManager<Async extends boolean = boolean> {
   readonly #callbacks: ContextCallbacks;
   /** The engine's handle of this state, and the instance it lives in. */
   #held: HeldState | undefined;
-  /** JSON of the history messages the last view() sent, by index. */
-  #viewTexts = new Map<number, string>();
+  /** The summary messages of the last view() and the engine's key for them (context_json.h):
+   * a view between two compressions gets the indices only, not the summaries again. */
+  #viewSummaries: { key: string; messages: ChatMessage[] } | undefined;
   /** A manager in a provider format: its messages and how they map to the history's views. */
   #native: NativeSession | undefined;
   /** No format yet and only plain messages so far: a later message may still name a format. */
@@ -536,29 +537,46 @@ export class ContextManager<Async extends boolean = boolean> {
    * Valid for OpenAI and Anthropic: no orphaned tool message, roles alternate at the joints.
    */
   view(): ContextView {
-    // The engine names the history messages by index; the copies are parsed, in one go, from the
-    // JSON of the manager's history (kept for the messages of the last view: the next one mostly
-    // sends them again).
-    const { sources, summaries, validation, usage } = this.#runSync<HeldView>('view', {});
-    const history = this.#state.messages;
-    const texts = new Map<number, string>();
-    for (const i of sources) {
-      if (i >= 0) texts.set(i, this.#viewTexts.get(i) ?? JSON.stringify(history[i]));
+    // The engine names the history messages by index and sends the summary messages when they
+    // changed; the caller gets its own copies of both, made from the manager's (structurally, as
+    // they are JSON values: cheaper than parsing the view's text again).
+    const known = this.#viewSummaries?.key;
+    const { sources, summaries, summaryKey, validation, usage } = this.#runSync<HeldView>(
+      'view',
+      known === undefined ? {} : { summariesKnown: known },
+    );
+    if (summaries !== undefined || this.#viewSummaries === undefined) {
+      this.#viewSummaries = { key: summaryKey, messages: summaries ?? [] };
     }
-    this.#viewTexts = texts;
-    const copies = JSON.parse(`[${[...texts.values()].join(',')}]`) as ChatMessage[];
-    let summary = 0;
-    let raw = 0;
+    const history = this.#state.messages;
+    const kept = this.#viewSummaries.messages;
     const native = this.#native;
     if (native !== undefined) {
-      const messages = native.view(sources, summaries as Record<string, unknown>[]) as ChatMessage[];
-      const answer: ContextView = { messages, validation, usage };
+      // The provider-format path reads the view as indices (negative for a summary).
+      const indices: number[] = [];
+      for (const source of sources) {
+        if (typeof source === 'number') indices.push(source);
+        else for (let i = source[0]; i <= source[1]; i++) indices.push(i);
+      }
+      const answer: ContextView = {
+        messages: native.view(indices, kept.map((m) => copyJson(m)) as unknown as Record<string, unknown>[]) as ChatMessage[],
+        validation,
+        usage,
+      };
       if (native.system != null) answer.system = clone(native.system);
       return answer;
     }
-    const messages = sources.map((i) =>
-      i < 0 ? (summaries[summary++] as ChatMessage) : (copies[raw++] as ChatMessage),
-    );
+    let summary = 0;
+    const messages: ChatMessage[] = [];
+    for (const source of sources) {
+      if (typeof source === 'number') {
+        messages.push(copyJson(source < 0 ? kept[summary++] : history[source]) as ChatMessage);
+      } else {
+        for (let i = source[0]; i <= source[1]; i++) {
+          messages.push(copyJson(history[i] as ChatMessage));
+        }
+      }
+    }
     return { messages, validation, usage };
   }
 
@@ -631,7 +649,6 @@ export class ContextManager<Async extends boolean = boolean> {
     if (this.#normalised === undefined) return;
     this.#state = this.#normalised;
     this.#normalised = undefined;
-    this.#viewTexts.clear();
   }
 
   /** The handle of this state in the live instance, opened (again) from the copy when needed. */
@@ -839,10 +856,12 @@ interface LedgerDelta {
   summaryTokens: ContextState['summaryTokens'];
 }
 
-/** view() of a held state: history indices (-1: the next summary message) and the summaries. */
+/** view() of a held state: history indices (-1: the next summary message; [first, last]: a run
+ * of consecutive ones) and the summaries (absent when they are those of `summariesKnown`). */
 interface HeldView {
-  sources: number[];
-  summaries: ChatMessage[];
+  sources: Array<number | [number, number]>;
+  summaries?: ChatMessage[];
+  summaryKey: string;
   validation: ViewValidation;
   usage: ContextUsage;
 }
@@ -957,6 +976,28 @@ function callbackFailed(name: string, error: unknown): CompressError {
     `/${name}`,
     { cause: error },
   );
+}
+
+/** A copy of a JSON value (what JSON.parse made): objects and arrays copied, the rest shared. */
+function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // An own "__proto__" (JSON.parse makes one) must stay a property, not become the prototype.
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      out[key] = item;
+    }
+  }
+  return out as T;
 }
 
 function clone<T>(value: T): T {

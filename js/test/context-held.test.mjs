@@ -72,6 +72,38 @@ describe('context state held by handle', () => {
     assert.ok(viewAt400 < 3 * Math.max(viewAt100, small), `${viewAt100} vs ${viewAt400}`);
   });
 
+  test('a view between two compressions receives indices, not the summaries again; its messages are the caller\'s', () => {
+    const chat = createContextManager(SMALL);
+    replay(chat, 0, 120);
+    assert.ok(chat.checkpoints.length > 0);
+    const first = chat.view();
+    const summaryText = first.messages
+      .filter((m) => m.metadata?.covered_until !== undefined)
+      .reduce((n, m) => n + m.content.length, 0);
+    assert.ok(summaryText > 500, `${summaryText} units of summaries`);
+    const before = sessionTraffic.received;
+    const second = chat.view();
+    const received = sessionTraffic.received - before;
+    assert.ok(received < summaryText / 2, `${received} units received, summaries ${summaryText}`);
+    assert.deepEqual(second, first);
+    // Each view's messages are new objects: changing them changes neither the manager nor the next
+    // view (summaries and nested tool calls included).
+    for (const m of second.messages) {
+      m.content = 'changed';
+      if (m.tool_calls) m.tool_calls[0].function.name = 'changed';
+      if (m.metadata) m.metadata.covered_until = -1;
+    }
+    assert.deepEqual(chat.view(), first);
+    // An own "__proto__" key (JSON.parse makes one) stays a property of the copy.
+    const odd = JSON.parse('{"role":"user","content":"odd","__proto__":{"polluted":true}}');
+    chat.add(odd);
+    const last = chat.view().messages.at(-1);
+    assert.equal(Object.getPrototypeOf(last), Object.prototype);
+    assert.ok(Object.hasOwn(last, '__proto__'));
+    assert.equal(last.polluted, undefined);
+    assert.deepEqual(JSON.parse(JSON.stringify(last)), odd);
+  });
+
   test('toJSON() after many adds and compressions restores exactly, and replays identically', () => {
     const chat = createContextManager({ ...SMALL, clock: () => 't' });
     const outcomes = replay(chat, 0, 300);

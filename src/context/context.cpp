@@ -156,9 +156,9 @@ struct Segment {
   bool summary = false;
   std::size_t start = 0, end = 0;       // history range
   std::size_t firstCp = 0, lastCp = 0;  // summary: checkpoint indices [firstCp, lastCp]
-  U16 content;                          // summary text
+  const SummaryRun* run = nullptr;  // summary: its text and count key (in the state's memo, valid
+                                    // until the next projection)
   double tokens = 0;
-  std::string key;  // host count key of the summary
 };
 
 U16 sectionText(const Checkpoint& cp) {
@@ -167,8 +167,63 @@ U16 sectionText(const Checkpoint& cp) {
   return out;
 }
 
+// The summary message of checkpoints [first, last]: the state's memo of it when its checkpoints
+// are unchanged, else built and counted once. Runs used move to `kept` (the memo's next runs).
+const SummaryRun* summaryRun(const Frame& f, const std::vector<Checkpoint>& cps, std::size_t first,
+                             std::size_t last, std::vector<std::unique_ptr<SummaryRun>>& kept) {
+  // Each checkpoint's id, then its numbers as raw units (no text: this runs on every call).
+  U16 identity;
+  auto put = [&identity](std::uint64_t x) {
+    for (int k = 0; k < 4; ++k, x >>= 16) identity += static_cast<char16_t>(x & 0xffff);
+  };
+  for (std::size_t k = first; k <= last; ++k) {
+    const Checkpoint& cp = cps[k];
+    put(cp.id.size());
+    identity += cp.id;
+    put(cp.start);
+    put(cp.end);
+    put(cp.summary.size());
+    put(static_cast<std::uint64_t>(cp.level) * 2 + (cp.hostSummary ? 1 : 0));
+  }
+  SummaryMemo& memo = f.st.summaryRuns;
+  for (std::unique_ptr<SummaryRun>& known : memo.runs) {
+    if (known && known->identity == identity) {
+      kept.push_back(std::move(known));
+      return kept.back().get();
+    }
+  }
+  auto run = std::make_unique<SummaryRun>();
+  run->identity = std::move(identity);
+  for (std::size_t k = first; k <= last; ++k) {
+    if (k > first) run->content += u"\n\n";
+    run->content += sectionText(cps[k]);
+  }
+  Value canonical = canonicalSummaryMessage(run->content);
+  if (f.st.config.tokenCounter) {
+    run->countKey = countKey(canonical);
+  } else {
+    run->tokens = builtInCount(f.st.config, canonical);
+  }
+  run->hash = fnv1a(run->identity.data(), run->identity.size() * sizeof(char16_t));
+  run->hash = fnv1a(run->content.data(), run->content.size() * sizeof(char16_t), run->hash);
+  ++memo.built;
+  kept.push_back(std::move(run));
+  return kept.back().get();
+}
+
+// The count of a summary message: built in, or the host's (cached in the ledger, else asked).
+double runTokens(const Config& config, const Ledger& l, Host& host, const SummaryRun& run) {
+  if (!config.tokenCounter) return run.tokens;
+  if (auto it = l.summaryTokens.find(run.countKey); it != l.summaryTokens.end()) return it->second;
+  if (auto it = host.counts.find(run.countKey); it != host.counts.end()) return it->second;
+  requestCount(host, run.countKey, canonicalSummaryMessage(run.content));
+  return 0;
+}
+
 std::vector<Segment> project(const Frame& f, const Ledger& l, Host& host) {
   std::vector<Segment> out;
+  // The memo keeps the runs of this projection (a compress's new ledger replaces the old runs).
+  std::vector<std::unique_ptr<SummaryRun>> kept;
   std::size_t pos = f.sysEnd;
   const std::vector<Checkpoint>& cps = l.checkpoints;
   for (std::size_t i = 0; i < cps.size(); ++i) {
@@ -186,13 +241,8 @@ std::vector<Segment> project(const Frame& f, const Ledger& l, Host& host) {
     run.lastCp = i;
     run.start = cps[run.firstCp].start;
     run.end = cps[i].end;
-    for (std::size_t k = run.firstCp; k <= run.lastCp; ++k) {
-      if (k > run.firstCp) run.content += u"\n\n";
-      run.content += sectionText(cps[k]);
-    }
-    Value canonical = canonicalSummaryMessage(run.content);
-    if (f.st.config.tokenCounter) run.key = countKey(canonical);
-    run.tokens = countMessage(f.st.config, &l.summaryTokens, host, canonical);
+    run.run = summaryRun(f, cps, run.firstCp, run.lastCp, kept);
+    run.tokens = runTokens(f.st.config, l, host, *run.run);
     out.push_back(std::move(run));
     pos = cps[i].end;
   }
@@ -203,6 +253,7 @@ std::vector<Segment> project(const Frame& f, const Ledger& l, Host& host) {
     raw.tokens = f.st.index.tailTokens(f.st.tokens, raw.start, raw.end);
     out.push_back(std::move(raw));
   }
+  f.st.summaryRuns.runs = std::move(kept);
   return out;
 }
 
@@ -283,9 +334,9 @@ Usage usageOf(const Frame& f, const Ledger& l, const std::vector<Segment>& segme
 
 enum class Side { None, User, Assistant };
 
-Side sideOf(U16View role) {
-  if (role == u"user" || role == u"tool") return Side::User;
-  if (role == u"assistant") return Side::Assistant;
+Side sideOf(Turn turn) {
+  if (turn.role == Turn::Role::User || turn.role == Turn::Role::Tool) return Side::User;
+  if (turn.role == Turn::Role::Assistant) return Side::Assistant;
   return Side::None;
 }
 
@@ -306,39 +357,67 @@ Value summaryMessage(const Ledger& l, const Segment& run, const char16_t* role) 
   Value m = Value::object();
   m.members.push_back({u"id", Value::fromString(u"cce-summary-" + l.checkpoints[run.firstCp].id)});
   m.members.push_back({u"role", Value::fromString(role)});
-  m.members.push_back({u"content", Value::fromString(run.content)});
+  m.members.push_back({u"content", Value::fromString(u"")});  // filled when sent (viewOf)
   m.members.push_back({u"metadata", std::move(metadata)});
   return m;
 }
 
+// The view as a list: history messages by pointer (never copied to be validated), summary
+// messages owned by `summaries`.
+struct ViewList {
+  std::vector<const Value*> messages;
+  std::vector<Turn> turns;         // of each message (the history index has the history's)
+  std::vector<long> sources;       // history index, -1 for a summary message
+  std::vector<Value> summaries;    // reserved before use: `messages` points into it
+  std::vector<const SummaryRun*> runs;  // each summary's run (its content is filled in last)
+  std::uint64_t summaryHash = 1469598103934665603ull;  // of the runs and roles (summaryKey)
+};
+
+const Value& item(const std::vector<Value>& m, std::size_t i) { return m[i]; }
+const Value& item(const std::vector<const Value*>& m, std::size_t i) { return *m[i]; }
+
 void buildMessages(const Frame& f, const Ledger& l, const std::vector<Segment>& segments,
-                   ViewResult& out) {
+                   ViewList& out) {
   const std::vector<Value>& h = f.st.messages;
+  const std::vector<Turn>& turns = f.st.index.turns;  // the history's, kept with the index
+  std::size_t runs = 0;
+  for (const Segment& s : segments) runs += s.summary ? 1 : 0;
+  out.summaries.reserve(runs);
   Side last = Side::None;
-  auto emit = [&](Value m, long source) {
-    Side side = sideOf(roleOf(m));
+  auto emit = [&](const Value& m, Turn turn, long source) {
+    Side side = sideOf(turn);
     if (side != Side::None) last = side;
-    out.messages.push_back(std::move(m));
+    out.messages.push_back(&m);
+    out.turns.push_back(turn);
     out.sources.push_back(source);
   };
-  for (std::size_t i = 0; i < f.sysEnd; ++i) emit(h[i], static_cast<long>(i));
+  for (std::size_t i = 0; i < f.sysEnd; ++i) emit(h[i], turns[i], static_cast<long>(i));
   for (std::size_t k = 0; k < segments.size(); ++k) {
     const Segment& s = segments[k];
     if (!s.summary) {
-      for (std::size_t i = s.start; i < s.end; ++i) emit(h[i], static_cast<long>(i));
+      for (std::size_t i = s.start; i < s.end; ++i) emit(h[i], turns[i], static_cast<long>(i));
       continue;
     }
     // The first user/assistant-side message after the run, unless another run comes first.
     Side after = Side::None;
     for (std::size_t i = s.end; i < f.n; ++i) {
       if (k + 1 < segments.size() && segments[k + 1].summary && i >= segments[k + 1].start) break;
-      Side side = sideOf(roleOf(h[i]));
+      Side side = sideOf(turns[i]);
       if (side != Side::None) {
         after = side;
         break;
       }
     }
-    emit(summaryMessage(l, s, summaryRole(last, after)), -1);
+    const char16_t* role = summaryRole(last, after);
+    out.summaries.push_back(summaryMessage(l, s, role));
+    out.runs.push_back(s.run);
+    Turn turn;
+    turn.role = role[0] == u'u'   ? Turn::Role::User
+                : role[0] == u'a' ? Turn::Role::Assistant
+                                  : Turn::Role::System;
+    emit(out.summaries.back(), turn, -1);
+    const std::uint64_t parts[2] = {s.run->hash, static_cast<std::uint64_t>(role[0])};
+    out.summaryHash = fnv1a(parts, sizeof parts, out.summaryHash);
   }
 }
 
@@ -354,18 +433,19 @@ bool adjacentInHistory(const std::vector<Value>& h, long a, long b) {
 // Where the run of tool messages before index x of `m` starts (x itself when m[x - 1] is not a
 // tool message). Queries come in increasing order, so the run found last is extended forward
 // instead of scanned again: n results of one run cost O(n) in all, not O(n^2).
+template <typename List>
 class ToolRunStart {
  public:
-  explicit ToolRunStart(const std::vector<Value>& m) : m_(m) {}
+  explicit ToolRunStart(const List& m) : m_(m) {}
   std::size_t operator()(std::size_t x) {
     if (known_ && x >= lo_ && x <= hi_) return lo_;
     if (known_ && x > hi_) {
       std::size_t j = hi_;
-      while (j < x && roleOf(m_[j]) == u"tool") ++j;
+      while (j < x && roleOf(item(m_, j)) == u"tool") ++j;
       if (j == x) return hi_ = x, lo_;
     }
     std::size_t q = x;
-    while (q > 0 && roleOf(m_[q - 1]) == u"tool") --q;
+    while (q > 0 && roleOf(item(m_, q - 1)) == u"tool") --q;
     known_ = true;
     lo_ = q;
     hi_ = x;
@@ -373,23 +453,24 @@ class ToolRunStart {
   }
 
  private:
-  const std::vector<Value>& m_;
+  const List& m_;
   bool known_ = false;
   std::size_t lo_ = 0, hi_ = 0;
 };
 
 // Structure problems of the view that the history does not have at the same place.
-std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const ViewResult& v) {
+std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const ViewList& v) {
   std::vector<StructureIssue> out;
   const auto& src = v.sources;
-  ToolRunStart viewRun(v.messages), historyRun(h);
-  for (const StructureIssue& issue : checkStructure(v.messages)) {
+  ToolRunStart<std::vector<const Value*>> viewRun(v.messages);
+  ToolRunStart<std::vector<Value>> historyRun(h);
+  for (const StructureIssue& issue : checkStructure(v.messages, v.turns)) {
     const std::size_t i = issue.index;
     bool introduced = src[i] < 0;
     switch (issue.kind) {
       case StructureIssue::Kind::RoleRepeat: {
         std::size_t p = i;
-        while (p > 0 && roleOf(v.messages[p - 1]) == u"system") --p;
+        while (p > 0 && roleOf(*v.messages[p - 1]) == u"system") --p;
         introduced = introduced || p == 0 || !adjacentInHistory(h, src[p - 1], src[i]);
         break;
       }
@@ -420,9 +501,8 @@ std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const 
   return out;
 }
 
-Validation validate(const Frame& f, const Ledger& l, const ViewResult& v) {
+Validation validate(const Frame& f, const Ledger& l, const Usage& u, const ViewList& v) {
   Validation val;
-  const Usage& u = v.usage;
   val.tokens = u.conversation;
   val.available = u.available;
   val.fits = u.conversation <= u.available;
@@ -472,14 +552,35 @@ Validation validate(const Frame& f, const Ledger& l, const ViewResult& v) {
   return val;
 }
 
-ViewResult viewOf(const Frame& f, const Ledger& l, Host& host, bool materialise) {
+// What viewOf builds besides the usage: nothing, the validation (with the sources and summary
+// messages, what a held view answers), or also a copy of every message.
+enum class Build { Usage, Validation, Messages };
+
+// `knownSummaryKey`: the caller has these summary messages already (ViewResult::summaryKey), so
+// their text is not copied into the result.
+ViewResult viewOf(const Frame& f, const Ledger& l, Host& host, Build build,
+                  std::string_view knownSummaryKey = {}) {
   ViewResult out;
   std::vector<Segment> segments = project(f, l, host);
   out.usage = usageOf(f, l, segments);
-  if (materialise) {
-    buildMessages(f, l, segments, out);
-    out.validation = validate(f, l, out);
+  if (build == Build::Usage) return out;
+  ViewList list;
+  buildMessages(f, l, segments, list);
+  out.validation = validate(f, l, out.usage, list);
+  out.sources = std::move(list.sources);
+  out.summaryKey = hex(list.summaryHash);
+  if (build == Build::Messages || out.summaryKey != knownSummaryKey) {
+    for (std::size_t k = 0; k < list.summaries.size(); ++k) {
+      list.summaries[k].find(u"content")->string = list.runs[k]->content;
+    }
+  } else {
+    list.summaries.clear();
   }
+  if (build == Build::Messages) {
+    out.messages.reserve(list.messages.size());
+    for (const Value* m : list.messages) out.messages.push_back(*m);
+  }
+  out.summaries = std::move(list.summaries);
   return out;
 }
 
@@ -489,17 +590,72 @@ void refreshSummaryTokens(const Frame& f, Ledger& l, Host& host) {
   std::vector<Segment> segments = project(f, l, host);
   std::map<std::string, double> fresh;
   for (const Segment& s : segments) {
-    if (s.summary) fresh[s.key] = s.tokens;
+    if (s.summary) fresh[s.run->countKey] = s.tokens;
   }
   l.summaryTokens = std::move(fresh);
 }
 
 // ---- summaries ----------------------------------------------------------------------------------
 
+// "12 messages (5 user, 4 assistant, 3 tool); tools used: read_file, grep."
+U16 statsLine(const RangeStats& s) {
+  std::string stats = num(s.messages) + (s.messages == 1 ? " message (" : " messages (");
+  std::vector<std::string> parts;
+  if (s.users) parts.push_back(num(s.users) + " user");
+  if (s.assistants) parts.push_back(num(s.assistants) + " assistant");
+  if (s.tools) parts.push_back(num(s.tools) + " tool");
+  if (s.others) parts.push_back(num(s.others) + " other");
+  for (std::size_t k = 0; k < parts.size(); ++k) stats += (k ? ", " : "") + parts[k];
+  U16 header = u16(stats + ")");
+  if (!s.toolNames.empty()) {
+    header += u"; tools used: ";
+    for (std::size_t k = 0; k < s.toolNames.size() && k < kToolNamesInStats; ++k) {
+      if (k) header += u", ";
+      header += s.toolNames[k];
+    }
+    if (s.toolNames.size() > kToolNamesInStats) {
+      header += u16(" and " + num(s.toolNames.size() - kToolNamesInStats) + " more");
+    }
+  }
+  header += u".";
+  return header;
+}
+
+// The stats line, then (in what the budget leaves) the summariser's selection from `text`.
+U16 withStatsLine(const RangeStats& stats, U16View text, double budget) {
+  U16 header = statsLine(stats);
+  const std::size_t limit = static_cast<std::size_t>(std::floor(3.5 * std::max(budget, 0.0)));
+  if (header.size() >= limit) return header.substr(0, limit);
+  U16 body = summarize(text, limit - header.size() - 1);
+  return body.empty() ? header : header + u"\n" + body;
+}
+
+// A deterministic summary made by `make(budget)`. It sizes by characters (3.5 per token); text
+// that costs more per character under the script estimate (CJK: about one token each) is made
+// again with a smaller budget to fit. `input` (the summariser's input units) goes to the state's
+// work counter once per attempt.
+template <typename Make>
+U16 fitted(const State& st, double budget, Make make, std::size_t input) {
+  st.summarised += input;
+  U16 text = make(budget);
+  if (st.config.scriptEstimate && !st.config.tokenCounter) {
+    double scale = 1;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const double tokens = estimateTokens(text);
+      if (tokens <= budget || tokens == 0) break;
+      scale *= budget / tokens * 0.95;
+      st.summarised += input;
+      text = make(budget * scale);
+    }
+  }
+  return text;
+}
+
 struct Summary {
   bool ready = false;
   U16 text;
   bool fromHost = false;
+  std::optional<RangeStats> stats;  // the deterministic summary's
 };
 
 Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level level,
@@ -530,23 +686,44 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
     }
   }
   out.ready = true;
-  out.text = deterministicSummary(f.st.messages, start, end, budget);
-  // deterministicSummary sizes by characters (3.5 per token); text that costs more per character
-  // under the script estimate (CJK: about one token each) is summarised again to fit.
-  if (f.st.config.scriptEstimate && !f.st.config.tokenCounter) {
-    double scale = 1;
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      const double tokens = estimateTokens(out.text);
-      if (tokens <= budget || tokens == 0) break;
-      scale *= budget / tokens * 0.95;
-      out.text = deterministicSummary(f.st.messages, start, end, budget * scale);
-    }
-  }
+  const U16 transcript = renderTranscript(f.st.messages, start, end);
+  RangeStats stats = RangeStats::of(f.st.messages, start, end);
+  out.text = fitted(f.st, budget, [&](double b) { return withStatsLine(stats, transcript, b); },
+                    transcript.size());
+  out.stats = std::move(stats);
   return out;
 }
 
+// The part of a ledger an operation changes: its active checkpoints, counters and summary counts,
+// with an empty archive and log for what the operation appends (commitChanges).
+Ledger changesOf(const Ledger& l) {
+  Ledger next;
+  next.checkpoints = l.checkpoints;
+  next.compressions = l.compressions;
+  next.nextId = l.nextId;
+  next.summaryTokens = l.summaryTokens;
+  return next;
+}
+
+void commitChanges(Ledger& l, Ledger&& next) {
+  l.checkpoints = std::move(next.checkpoints);
+  for (Checkpoint& cp : next.archive) l.archive.push_back(std::move(cp));
+  for (Value& ev : next.events) l.events.push_back(std::move(ev));
+  l.compressions = next.compressions;
+  l.nextId = next.nextId;
+  l.summaryTokens = std::move(next.summaryTokens);
+}
+
+// A checkpoint's RangeStats: kept from its merge, else counted from its messages.
+RangeStats statsOf(const Frame& f, const Checkpoint& cp) {
+  return cp.stats ? *cp.stats : RangeStats::of(f.st.messages, cp.start, cp.end);
+}
+
+// `first` and `second`: the checkpoints a merge replaces (their message ids are the merged
+// range's, so they are not looked up again).
 Checkpoint newCheckpoint(const Frame& f, Ledger& l, std::size_t start, std::size_t end, Level level,
-                         double number, const Value& now) {
+                         double number, const Value& now, const Checkpoint* first = nullptr,
+                         const Checkpoint* second = nullptr) {
   Checkpoint cp;
   cp.id = u16("cp-" + num(l.nextId));
   l.nextId += 1;
@@ -556,6 +733,14 @@ Checkpoint newCheckpoint(const Frame& f, Ledger& l, std::size_t start, std::size
   cp.originalTokens = f.sum(start, end);
   cp.level = level;
   cp.compressionNumber = number;
+  if (first && second) {
+    cp.originalMessageIds.reserve(end - start);
+    for (const Checkpoint* part : {first, second}) {
+      cp.originalMessageIds.insert(cp.originalMessageIds.end(), part->originalMessageIds.begin(),
+                                   part->originalMessageIds.end());
+    }
+    return cp;
+  }
   for (std::size_t i = start; i < end; ++i) {
     const Value* id = f.st.messages[i].find(u"id");
     cp.originalMessageIds.push_back(id ? *id : Value::null());
@@ -584,7 +769,7 @@ std::string rangeText(std::size_t start, std::size_t end) {
 
 void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reason reason,
                               CompressOutcome& out) {
-  ViewResult v = viewOf(f, l, host, true);
+  ViewResult v = viewOf(f, l, host, Build::Validation);
   out.usage = v.usage;
   out.validation = v.validation;
   out.validation.reasons.insert(out.validation.reasons.begin(), reason);
@@ -607,6 +792,7 @@ void HistoryIndex::update(const std::vector<Value>& messages, const std::vector<
     sysEnd = std::min(sysEnd, n);
     starts.resize(n);
     prefix.resize(n + 1);
+    turns.resize(n);
     return;
   }
   // Leading system messages can only grow while every indexed message is one.
@@ -617,6 +803,7 @@ void HistoryIndex::update(const std::vector<Value>& messages, const std::vector<
   const std::size_t resume = allSystem ? count : starts[count - 1];
   extendGroupStarts(messages, sysEnd, resume, starts);
   for (std::size_t i = count; i < n; ++i) prefix.push_back(prefix[i] + tokens[i]);
+  for (std::size_t i = count; i < n; ++i) turns.push_back(turnOf(messages[i]));
   work += (messages.size() - resume) + (n - count);
   count = n;
 }
@@ -715,54 +902,68 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
   return out;
 }
 
-U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
-                         double budget) {
-  std::size_t users = 0, assistants = 0, tools = 0, others = 0;
-  std::vector<U16> toolNames;
+RangeStats RangeStats::of(const std::vector<Value>& messages, std::size_t start,
+                          std::size_t end) {
+  RangeStats out;
   std::set<U16> seen;
+  out.messages = end - start;
   for (std::size_t i = start; i < end; ++i) {
     U16View role = roleOf(messages[i]);
     if (role == u"user") {
-      ++users;
+      ++out.users;
     } else if (role == u"assistant") {
-      ++assistants;
+      ++out.assistants;
     } else if (role == u"tool") {
-      ++tools;
+      ++out.tools;
     } else {
-      ++others;
+      ++out.others;
     }
     if (!hasToolCalls(messages[i])) continue;
     for (const Value& call : messages[i].find(u"tool_calls")->items) {
       const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
       const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
       if (name && name->isString() && seen.insert(name->string).second) {
-        toolNames.push_back(name->string);
+        out.toolNames.push_back(name->string);
       }
     }
   }
-  std::string stats = num(end - start) + (end - start == 1 ? " message (" : " messages (");
-  std::vector<std::string> parts;
-  if (users) parts.push_back(num(users) + " user");
-  if (assistants) parts.push_back(num(assistants) + " assistant");
-  if (tools) parts.push_back(num(tools) + " tool");
-  if (others) parts.push_back(num(others) + " other");
-  for (std::size_t k = 0; k < parts.size(); ++k) stats += (k ? ", " : "") + parts[k];
-  U16 header = u16(stats + ")");
-  if (!toolNames.empty()) {
-    header += u"; tools used: ";
-    for (std::size_t k = 0; k < toolNames.size() && k < kToolNamesInStats; ++k) {
-      if (k) header += u", ";
-      header += toolNames[k];
-    }
-    if (toolNames.size() > kToolNamesInStats) {
-      header += u16(" and " + num(toolNames.size() - kToolNamesInStats) + " more");
+  return out;
+}
+
+void RangeStats::append(const RangeStats& later) {
+  messages += later.messages;
+  users += later.users;
+  assistants += later.assistants;
+  tools += later.tools;
+  others += later.others;
+  for (const U16& name : later.toolNames) {
+    if (std::find(toolNames.begin(), toolNames.end(), name) == toolNames.end()) {
+      toolNames.push_back(name);
     }
   }
-  header += u".";
-  const std::size_t limit = static_cast<std::size_t>(std::floor(3.5 * std::max(budget, 0.0)));
-  if (header.size() >= limit) return header.substr(0, limit);
-  U16 body = summarize(renderTranscript(messages, start, end), limit - header.size() - 1);
-  return body.empty() ? header : header + u"\n" + body;
+}
+
+U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
+                         double budget) {
+  return withStatsLine(RangeStats::of(messages, start, end),
+                       renderTranscript(messages, start, end), budget);
+}
+
+U16 mergedSummary(const RangeStats& stats, const std::vector<U16View>& bodies, double budget) {
+  U16 text;
+  for (U16View body : bodies) {
+    if (body.empty()) continue;
+    if (!text.empty()) text += u"\n\n";
+    text += body;
+  }
+  return withStatsLine(stats, text, budget);
+}
+
+U16View summaryBody(const Checkpoint& cp) {
+  U16View text = cp.summary;
+  if (cp.hostSummary) return text;
+  const std::size_t lineEnd = text.find(u'\n');
+  return lineEnd == U16View::npos ? U16View() : text.substr(lineEnd + 1);
 }
 
 // ---- checks -------------------------------------------------------------------------------------
@@ -873,12 +1074,14 @@ Result<bool> addMessages(State& st, std::vector<Value> messages, Host& host) {
 
 Usage usage(const State& st, Host& host) {
   Frame f(st);
-  return viewOf(f, st.ledger, host, false).usage;
+  return viewOf(f, st.ledger, host, Build::Usage).usage;
 }
 
-ViewResult view(const State& st, Host& host) {
+ViewResult view(const State& st, Host& host, bool copyMessages,
+                std::string_view knownSummaryKey) {
   Frame f(st);
-  return viewOf(f, st.ledger, host, true);
+  return viewOf(f, st.ledger, host, copyMessages ? Build::Messages : Build::Validation,
+                knownSummaryKey);
 }
 
 CompressOutcome compress(State& st, const Value& now, Host& host) {
@@ -930,8 +1133,10 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
                                 " newest groups left for the next compress (summarizer input)"
                           : "")});
 
-  // Plan the new ledger: the new checkpoint, merges, aging. Summaries are filled in afterwards.
-  Ledger next = st.ledger;
+  // Plan the new ledger: the new checkpoint, merges, aging. Summaries are filled in afterwards
+  // (a deterministic merge's when it is made). `next` starts with an empty archive and log: what
+  // it gains is appended to the state's at the end (copying them would cost the session so far).
+  Ledger next = changesOf(st.ledger);
   const double number = next.compressions + 1;
   Checkpoint created = newCheckpoint(f, next, s, e, level, number, now);
   const U16 createdId = created.id;
@@ -939,6 +1144,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
                              [](const Checkpoint& cp, std::size_t x) { return cp.start < x; });
   next.checkpoints.insert(at, created);
   std::set<U16> resummarise = {createdId};
+  std::set<U16> summarised;  // merged already, from their parts' summaries
   std::vector<Value> events;
   {
     Value ev = event(u"create", createdId, now);
@@ -964,8 +1170,21 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     if (pair == next.checkpoints.size()) break;
     Checkpoint a = next.checkpoints[pair];
     Checkpoint b = next.checkpoints[pair + 1];
-    Checkpoint merged = newCheckpoint(f, next, a.start, b.end, Level::Compact, number, now);
+    Checkpoint merged =
+        newCheckpoint(f, next, a.start, b.end, Level::Compact, number, now, &a, &b);
     merged.mergedFrom = {a.id, b.id};
+    if (!c.summarizer) {
+      // The deterministic rule for merges (context.h): from the two summaries, not the range.
+      RangeStats stats = statsOf(f, a);
+      stats.append(statsOf(f, b));
+      const std::vector<U16View> bodies = {summaryBody(a), summaryBody(b)};
+      merged.summary = fitted(
+          st, summaryBudget(Level::Compact, merged.originalTokens, f.available),
+          [&](double budget) { return mergedSummary(stats, bodies, budget); },
+          bodies[0].size() + bodies[1].size());
+      merged.stats = std::move(stats);
+      summarised.insert(merged.id);
+    }
     for (Checkpoint* old : {&a, &b}) {
       resummarise.erase(old->id);
       old->status = u"merged";
@@ -999,14 +1218,16 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     out.aged.push_back(cp.id);
   }
 
-  // summarize: every new or lowered checkpoint, from the raw messages of its range.
+  // summarize: every new or lowered checkpoint (and a merge for the host), from the raw messages
+  // of its range.
   std::size_t fromHost = 0;
   for (Checkpoint& cp : next.checkpoints) {
-    if (!resummarise.count(cp.id)) continue;
+    if (!resummarise.count(cp.id) || summarised.count(cp.id)) continue;
     Summary summary = summarizeRange(f, cp.start, cp.end, cp.level,
                                      summaryBudget(cp.level, cp.originalTokens, f.available), host);
     cp.summary = std::move(summary.text);
     cp.hostSummary = summary.fromHost;
+    if (summary.stats) cp.stats = std::move(summary.stats);
     fromHost += summary.fromHost ? 1 : 0;
   }
   if (!host.pendingSummaries.empty()) return out;
@@ -1036,10 +1257,10 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   refreshSummaryTokens(f, next, host);
   out.progress.push_back({"updateContext", 90,
                           num(next.checkpoints.size()) + " active checkpoints, " +
-                              num(next.archive.size()) + " archived"});
+                              num(st.ledger.archive.size() + next.archive.size()) + " archived"});
 
   // validate: the new view must fit.
-  ViewResult v = viewOf(f, next, host, true);
+  ViewResult v = viewOf(f, next, host, Build::Validation);
   if (host.pending()) return out;
   out.compressed = true;
   out.usage = v.usage;
@@ -1055,17 +1276,17 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
                                                   num(v.usage.available) + " tokens (" +
                                                   num(v.usage.percent) + "%)"
                                             : v.validation.reasons.front().message});
-  st.ledger = std::move(next);
+  commitChanges(st.ledger, std::move(next));
   return out;
 }
 
 Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Host& host) {
-  Ledger next = st.ledger;
+  Ledger next = changesOf(st.ledger);
   auto it = std::find_if(next.checkpoints.begin(), next.checkpoints.end(),
                          [id](const Checkpoint& cp) { return cp.id == id; });
   if (it == next.checkpoints.end()) {
     std::string why = "no checkpoint has this id";
-    for (const Checkpoint& cp : next.archive) {
+    for (const Checkpoint& cp : st.ledger.archive) {
       if (cp.id != id) continue;
       why = cp.status == u"merged" ? "it was merged into " + js::toUtf8(cp.replacedBy)
                                    : "it was already undone";
@@ -1084,9 +1305,9 @@ Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Ho
   next.events.push_back(std::move(ev));
   const Frame f(st);
   refreshSummaryTokens(f, next, host);
-  out.usage = viewOf(f, next, host, false).usage;
+  out.usage = viewOf(f, next, host, Build::Usage).usage;
   if (host.pending()) return out;
-  st.ledger = std::move(next);
+  commitChanges(st.ledger, std::move(next));
   return out;
 }
 

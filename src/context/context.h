@@ -39,8 +39,14 @@
 // the next compress. Then aging: while more than maxCheckpoints are active, the two oldest adjacent
 // ones (never the one just created) are merged into one compact checkpoint with a new id (the
 // originals move to the archive); every other checkpoint created ageAfter or more
-// compressions ago and above compact is re-summarised one level lower. Every (re-)summary reads the
-// raw original messages of its range, never an earlier summary.
+// compressions ago and above compact is re-summarised one level lower. A new or aged checkpoint is
+// summarised from the raw original messages of its range. A merged checkpoint's deterministic
+// summary is made from the summaries it merges (mergedSummary below): its stats line counts the
+// whole range (RangeStats add up, so they are not re-read from the history) and its body is the
+// summariser run over the two bodies. Its cost is bounded by the two summaries, not by the range,
+// which for the oldest merged checkpoint is the start of the history: without this rule every
+// compress past maxCheckpoints re-read the history. A host summarizer (config.summarizer) is still
+// given the raw range of a merge (bounded by summaryInputTokens when set).
 //
 // View: the system block, then the history in order where each run of adjacent active checkpoints
 // is replaced by one summary message {"id","role","content","metadata":{"covered_until": end,
@@ -53,9 +59,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -99,6 +108,16 @@ struct Config {
   bool scriptEstimate = true;
 };
 
+/// What the stats line of a deterministic summary says about a history range. Ranges add up
+/// (counts sum, tool names keep their first appearance), so a merged range's stats come from its
+/// parts' without reading the messages again.
+struct RangeStats {
+  std::size_t messages = 0, users = 0, assistants = 0, tools = 0, others = 0;
+  std::vector<U16> toolNames;  // distinct, in order of first appearance
+  static RangeStats of(const std::vector<Value>& messages, std::size_t start, std::size_t end);
+  void append(const RangeStats& later);
+};
+
 struct Checkpoint {
   U16 id;
   Value createdAt;  // the operation's `now`, verbatim
@@ -115,6 +134,9 @@ struct Checkpoint {
   std::vector<U16> mergedFrom;
   U16 status;      // archive only: "merged" | "undone"
   U16 replacedBy;  // archive only, for "merged"
+  /// RangeStats of [start, end), once computed (derived from the history; not serialised, so a
+  /// loaded checkpoint computes them from its messages when a merge first needs them).
+  std::optional<RangeStats> stats;
 };
 
 /// What changes when checkpoints change (small; copied for an operation, then committed).
@@ -137,6 +159,7 @@ struct HistoryIndex {
   std::size_t sysEnd = 0;            // leading system messages among them
   std::vector<std::size_t> starts;   // groupStarts(messages, sysEnd)
   std::vector<double> prefix{0.0};   // prefix[i] = tokens[0] + ... + tokens[i - 1], in order
+  std::vector<Turn> turns;           // turnOf(messages[i]): the view's checks read these
   // The tokens of the last raw tail the view summed, tokens[tailFrom] + ... in order, up to
   // tailTo: the next call extends it instead of summing again (same order, same double).
   std::size_t tailFrom = 0, tailTo = 0;
@@ -149,12 +172,42 @@ struct HistoryIndex {
   double tailTokens(const std::vector<double>& tokens, std::size_t from, std::size_t to);
 };
 
+/// A summary message of the view: the text of a run of adjacent checkpoints, its built-in count
+/// and its host count key. The last projection's runs are kept with the state and reused while a
+/// run's checkpoints are the same (`identity`: ids, ranges, levels, summary lengths), so usage()
+/// and view() do not rebuild and count the summaries on every call.
+struct SummaryRun {
+  U16 identity;
+  U16 content;
+  double tokens = 0;     // the built-in count (config.tokenCounter false)
+  std::string countKey;  // countKey of its canonical message (config.tokenCounter true)
+  std::uint64_t hash = 0;  // FNV-1a of identity and content (ViewResult::summaryKey)
+};
+struct SummaryMemo {
+  std::vector<std::unique_ptr<SummaryRun>> runs;  // a run stays put while it is kept
+  std::size_t built = 0;  // runs built so far (tests check it does not grow per call)
+  SummaryMemo() = default;
+  SummaryMemo(SummaryMemo&&) = default;
+  SummaryMemo& operator=(SummaryMemo&&) = default;
+  // A copied state starts with no runs (they are a cache).
+  SummaryMemo(const SummaryMemo& other) : built(other.built) {}
+  SummaryMemo& operator=(const SummaryMemo& other) {
+    runs.clear();
+    built = other.built;
+    return *this;
+  }
+};
+
 struct State {
   Config config;
   std::vector<Value> messages;  // the full history, exactly as added
   std::vector<double> tokens;   // one count per message
   Ledger ledger;
   mutable HistoryIndex index;   // a cache over messages / tokens (see HistoryIndex)
+  /// UTF-16 units handed to the deterministic summariser so far (tests check that a compress
+  /// reads a bounded amount, whatever the history's length; not serialised).
+  mutable std::size_t summarised = 0;
+  mutable SummaryMemo summaryRuns;  // a cache (see SummaryRun)
 };
 
 // ---- the host's part: answers so far, and what is still needed --------------------------------
@@ -204,8 +257,12 @@ struct Validation {
 };
 
 struct ViewResult {
-  std::vector<Value> messages;
-  std::vector<long> sources;  // history index of each message, -1 for a summary message
+  std::vector<Value> messages;  // copies (view(..., true) only)
+  std::vector<long> sources;    // history index of each message, -1 for a summary message
+  std::vector<Value> summaries;  // the summary messages, in order
+  /// Names `summaries` (their text, ids, ranges and roles): equal keys, equal summary messages,
+  /// so a caller that kept them need not receive them again.
+  std::string summaryKey;
   Usage usage;
   Validation validation;
 };
@@ -240,7 +297,12 @@ Result<bool> checkState(const State& state);
 
 Result<bool> addMessages(State& state, std::vector<Value> messages, Host& host);
 Usage usage(const State& state, Host& host);
-ViewResult view(const State& state, Host& host);
+/// The view; `copyMessages` false leaves `messages` empty (a caller that holds the history
+/// builds it from `sources` and `summaries`, as context_json's held states do).
+/// `knownSummaryKey` (the summaryKey of an earlier view) leaves `summaries` empty when they are
+/// still the same.
+ViewResult view(const State& state, Host& host, bool copyMessages = true,
+                std::string_view knownSummaryKey = {});
 CompressOutcome compress(State& state, const Value& now, Host& host);
 Result<UndoOutcome> undo(State& state, std::u16string_view id, const Value& now, Host& host);
 
@@ -249,5 +311,13 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
 /// The deterministic summary of history[start, end) in at most floor(3.5 * budget) units.
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
                          double budget);
+/// The deterministic summary of a merged range in at most floor(3.5 * budget) units: the stats
+/// line of `stats` (the whole range), then the summariser over `bodies` (the merged summaries'
+/// bodies, in order, one paragraph each).
+U16 mergedSummary(const RangeStats& stats, const std::vector<std::u16string_view>& bodies,
+                  double budget);
+/// A summary without its stats line: a deterministic summary's text after its first line, a
+/// host summary whole.
+std::u16string_view summaryBody(const Checkpoint& cp);
 
 }  // namespace cce::context

@@ -673,17 +673,37 @@ std::string contextJson(std::string_view requestText) {
     return okEnvelope("output", out);
   }
   if (op == "view") {
-    ViewResult v = view(st, host);
+    const Value* known = request.find(u"summariesKnown");
+    const std::string knownKey = known && known->isString() ? js::toUtf8(known->string) : "";
+    ViewResult v = view(st, host, !held, knownKey);
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     if (held) {
       // The caller holds a copy of the history: its messages go by index, summaries in full.
+      // Summaries the caller already has (its "summariesKnown" is their key) are not sent again.
+      // A run of consecutive history indices (the recent messages) goes as [first, last].
       Value sources = Value::array(), summaries = Value::array();
-      for (std::size_t k = 0; k < v.messages.size(); ++k) {
-        sources.items.push_back(number(static_cast<double>(v.sources[k])));
-        if (v.sources[k] < 0) summaries.items.push_back(std::move(v.messages[k]));
+      for (std::size_t k = 0; k < v.sources.size();) {
+        std::size_t run = k + 1;
+        while (v.sources[k] >= 0 && run < v.sources.size() &&
+               v.sources[run] == v.sources[run - 1] + 1) {
+          ++run;
+        }
+        if (run - k < 2) {
+          sources.items.push_back(number(static_cast<double>(v.sources[k])));
+        } else {
+          Value pair = Value::array();
+          pair.items.push_back(number(static_cast<double>(v.sources[k])));
+          pair.items.push_back(number(static_cast<double>(v.sources[run - 1])));
+          sources.items.push_back(std::move(pair));
+        }
+        k = run;
       }
       out.members.push_back({u"sources", std::move(sources)});
-      out.members.push_back({u"summaries", std::move(summaries)});
+      if (knownKey != v.summaryKey) {
+        summaries.items = std::move(v.summaries);
+        out.members.push_back({u"summaries", std::move(summaries)});
+      }
+      out.members.push_back({u"summaryKey", text(v.summaryKey)});
     } else {
       out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
     }

@@ -15,8 +15,12 @@
 // [appended], "compressions", "nextId", "summaryTokens"}, so a caller keeps its own copy of the
 // state equal to the engine's by appending its messages and applying these. Failing and pending
 // answers leave a held state unchanged, as they leave a sent one. "view" of a held state answers
-// {"sources": [history index, or -1 for a summary message], "summaries": [the summary messages],
-// "validation", "usage"}: the caller builds the messages from its copy of the history.
+// {"sources": [history index, -1 for a summary message, or [first, last] for the consecutive
+// history indices first..last], "summaries": [the summary messages],
+// "summaryKey", "validation", "usage"}: the caller builds the messages from its copy of the
+// history. A request with "summariesKnown": the summaryKey of an earlier answer gets no
+// "summaries" when they are still the same (equal keys, equal summary messages), so a view
+// between two compressions sends the indices, not the summaries' text again.
 //   op "open"   {"state": STATE, "echo"?: bool}   -> {"handle", "usage", "state" (echo: the
 //                                                    state as the engine writes it)}
 //   op "save"   {"handle"}                        -> {"state"}

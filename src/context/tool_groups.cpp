@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "jscompat/json_writer.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 
 namespace cce::context {
@@ -512,44 +513,67 @@ const char* structureIssueName(StructureIssue::Kind kind) {
   return "unknown";
 }
 
-std::vector<StructureIssue> checkStructure(const std::vector<Value>& m) {
+namespace {
+
+// checkStructure over a list of messages or of pointers to them (a view names the history's
+// messages instead of copying them): `at(m, i)` is message i.
+const Value& at(const std::vector<Value>& m, std::size_t i) { return m[i]; }
+const Value& at(const std::vector<const Value*>& m, std::size_t i) { return *m[i]; }
+
+// `turns[i]` is turnOf(message i), looked up once per message: each check looks at a message's
+// neighbours too, and a context view is validated on every call.
+template <typename List>
+std::vector<StructureIssue> structureIssues(const List& list, const std::vector<Turn>& turns) {
   using Kind = StructureIssue::Kind;
+  using Role = Turn::Role;
   std::vector<StructureIssue> issues;
-  const std::size_t n = m.size();
+  const std::size_t n = list.size();
+  auto m = [&list](std::size_t i) -> const Value& { return at(list, i); };
   std::size_t lastTurn = n;  // index of the previous non-system message
   // The call ids a run of tool messages may answer (those of the assistant message before the
   // run), collected once per run so n parallel results cost n lookups, not n scans of n calls.
-  std::set<U16> answerable;
+  // The id strings of the messages themselves, sorted (no copies; the sort is the one the engine
+  // shares for pointer-sized values, not another instance of std::sort).
+  std::vector<const Value*> answerable, results;
+  auto sorted = [](std::vector<const Value*>& ids) {
+    js::stableSort(ids.data(), ids.data() + ids.size(),
+                   [](const Value* a, const Value* b) { return a->string < b->string; });
+  };
+  auto contains = [](const std::vector<const Value*>& ids, const U16& id) {
+    auto at = std::lower_bound(ids.begin(), ids.end(), id,
+                               [](const Value* v, const U16& x) { return v->string < x; });
+    return at != ids.end() && (*at)->string == id;
+  };
   for (std::size_t i = 0; i < n; ++i) {
-    U16View role = roleOf(m[i]);
-    if (role == u"system") continue;
-    if (lastTurn == n && role != u"user") issues.push_back({Kind::FirstNotUser, i});
-    if (lastTurn != n) {
-      U16View before = roleOf(m[lastTurn]);
-      if ((role == u"user" || role == u"assistant") && role == before) {
-        issues.push_back({Kind::RoleRepeat, i});
-      }
+    const Role role = turns[i].role;
+    if (role == Role::System) continue;
+    if (lastTurn == n && role != Role::User) issues.push_back({Kind::FirstNotUser, i});
+    if (lastTurn != n && (role == Role::User || role == Role::Assistant) &&
+        role == turns[lastTurn].role) {
+      issues.push_back({Kind::RoleRepeat, i});
     }
     lastTurn = i;
-    if (role == u"tool") {
-      if (i == 0 || !isTool(m[i - 1])) {  // the first result of a run
+    if (role == Role::Tool) {
+      if (i == 0 || turns[i - 1].role != Role::Tool) {  // the first result of a run
         answerable.clear();
-        if (i > 0 && isAssistantWithCalls(m[i - 1])) {
-          for (const Value& call : m[i - 1].find(u"tool_calls")->items) {
-            if (const Value* cid = callId(call)) answerable.insert(cid->string);
+        if (i > 0 && turns[i - 1].calls) {
+          for (const Value& call : m(i - 1).find(u"tool_calls")->items) {
+            if (const Value* cid = callId(call)) answerable.push_back(cid);
           }
+          sorted(answerable);
         }
       }
-      const Value* id = stringField(m[i], u"tool_call_id");
-      if (!id || !answerable.count(id->string)) issues.push_back({Kind::OrphanToolResult, i});
-    } else if (isAssistantWithCalls(m[i])) {
-      std::set<U16> results;
-      for (std::size_t j = i + 1; j < n && isTool(m[j]); ++j) {
-        if (const Value* id = stringField(m[j], u"tool_call_id")) results.insert(id->string);
+      const Value* id = stringField(m(i), u"tool_call_id");
+      if (!id || !contains(answerable, id->string)) issues.push_back({Kind::OrphanToolResult, i});
+    } else if (turns[i].calls) {
+      results.clear();
+      for (std::size_t j = i + 1; j < n && turns[j].role == Role::Tool; ++j) {
+        if (const Value* id = stringField(m(j), u"tool_call_id")) results.push_back(id);
       }
-      for (const Value& call : m[i].find(u"tool_calls")->items) {
+      sorted(results);
+      for (const Value& call : m(i).find(u"tool_calls")->items) {
         const Value* cid = callId(call);
-        if (!cid || !results.count(cid->string)) {
+        if (!cid || !contains(results, cid->string)) {
           issues.push_back({Kind::MissingToolResult, i});
           break;
         }
@@ -557,6 +581,36 @@ std::vector<StructureIssue> checkStructure(const std::vector<Value>& m) {
     }
   }
   return issues;
+}
+
+}  // namespace
+
+Turn turnOf(const Value& m) {
+  Turn t;
+  U16View role = roleOf(m);
+  if (role == u"system") {
+    t.role = Turn::Role::System;
+  } else if (role == u"user") {
+    t.role = Turn::Role::User;
+  } else if (role == u"assistant") {
+    t.role = Turn::Role::Assistant;
+    t.calls = hasToolCalls(m);
+  } else if (role == u"tool") {
+    t.role = Turn::Role::Tool;
+  }
+  return t;
+}
+
+std::vector<StructureIssue> checkStructure(const std::vector<Value>& messages) {
+  std::vector<Turn> turns;
+  turns.reserve(messages.size());
+  for (const Value& m : messages) turns.push_back(turnOf(m));
+  return structureIssues(messages, turns);
+}
+
+std::vector<StructureIssue> checkStructure(const std::vector<const Value*>& messages,
+                                           const std::vector<Turn>& turns) {
+  return structureIssues(messages, turns);
 }
 
 }  // namespace cce::context

@@ -95,8 +95,21 @@ struct StructureIssue {
 };
 const char* structureIssueName(StructureIssue::Kind kind);
 
+/// What the structure checks read of a message besides tool call ids: its role, and whether it is
+/// an assistant message with tool calls.
+struct Turn {
+  enum class Role : unsigned char { System, User, Assistant, Tool, Other };
+  Role role = Role::Other;
+  bool calls = false;
+};
+Turn turnOf(const Value& message);
+
 /// The checks of OpenAI (tool pairing) and Anthropic (alternation, user first). A tool result
 /// followed by a user message is accepted (adapters merge the two user-side turns).
 std::vector<StructureIssue> checkStructure(const std::vector<Value>& messages);
+/// The same over messages named by pointer, with their turns known (the context view's list,
+/// whose history messages have theirs in the history index).
+std::vector<StructureIssue> checkStructure(const std::vector<const Value*>& messages,
+                                           const std::vector<Turn>& turns);
 
 }  // namespace cce::context
