@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Non-destructive compaction (issue 8): overlay events over a turn stream and a pure projection.
 import { CompressError } from './errors.js';
+import type { MessageFormat, ViewOut } from './format-core.js';
+import { detectFormat } from './format-detect.js';
 import { callSession } from './session-load.js';
+import { NativeSession } from './session-formats.js';
 
 // ---- the conversation document ----------------------------------------------------------------
 
@@ -110,6 +113,16 @@ export interface Conversation {
   compactions?: Compaction[];
   /** Written by fromOpenAI / fromAnthropic (what the events do not carry); keep it as it is. */
   source?: unknown;
+  /** Written by {@link fromMessages}: the provider messages the turns were read from. */
+  native?: NativeMessages;
+}
+
+/** The provider messages of a conversation made by {@link fromMessages} (your own objects). */
+export interface NativeMessages<M = unknown> {
+  format: MessageFormat;
+  /** Anthropic: the request's `system`, as given. */
+  system?: unknown;
+  messages: M[];
 }
 
 /** A projected turn: `summaryOf` marks the synthetic summary pair of a summarised range. */
@@ -179,14 +192,18 @@ export interface OpenAIRequest {
   messages: OpenAIMessage[];
 }
 
-/** The shape of a view: events (default), or ready to send to OpenAI or Anthropic. */
-export type ViewFormat = 'events' | 'openai' | 'anthropic';
+/**
+ * The shape of a view: events (default), ready to send to OpenAI or Anthropic, or `'messages'`:
+ * in the provider format of a conversation made by {@link fromMessages}.
+ */
+export type ViewFormat = 'events' | 'openai' | 'anthropic' | 'messages';
 
 /** The view type for each format. */
 export interface ViewOf {
   events: ProjectedView;
   openai: OpenAIRequest;
   anthropic: AnthropicRequest;
+  messages: NativeMessages;
 }
 
 // ---- compaction requests ------------------------------------------------------------------------
@@ -327,10 +344,13 @@ export function project<F extends ViewFormat = 'events'>(
   conversation: Conversation,
   options?: { format?: F },
 ): ProjectResult<F> {
-  return run<ProjectResult<F>>(
-    { op: 'project', conversation, format: options?.format },
-    'project()',
-  );
+  const format = options?.format;
+  if (format === 'messages') {
+    const mapping = nativeOf(conversation, 'project()');
+    const out = run<ProjectResult<'events'>>({ op: 'project', conversation }, 'project()');
+    return { ...out, view: mapping.messages(out.view) } as unknown as ProjectResult<F>;
+  }
+  return run<ProjectResult<F>>({ op: 'project', conversation, format }, 'project()');
 }
 
 /**
@@ -375,6 +395,12 @@ export function dryRun<O extends CompactOptions & { format?: ViewFormat }>(
   options?: O,
 ): MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>> {
   const format = options?.format;
+  if (format === 'messages') {
+    const mapping = nativeOf(conversation, 'dryRun()');
+    const native = (out: DryRunResult) => ({ ...out, view: mapping.messages(out.view as ProjectedView) });
+    return withSummarizer(conversation, options, 'dryRun', {}, 'dryRun()', native) as
+      MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
+  }
   return withSummarizer(conversation, options, 'dryRun', { format }, 'dryRun()', (out) => out) as
     MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
 }
@@ -435,10 +461,132 @@ export function toAnthropic(conversation: Conversation | ProjectedView): Anthrop
   return run<AnthropicRequest>({ op: 'toAnthropic', conversation }, 'toAnthropic()');
 }
 
+// ---- provider formats (issue 20 item 1) ---------------------------------------------------------
+
+/**
+ * Provider messages → conversation, in any format of `cce-wasm/formats` (`'openai-chat'`,
+ * `'openai-responses'`, `'anthropic'`, `'ai-sdk'`, `'langchain'`; detected when `format` is
+ * absent). Each message is read as the views `compress` reads (a tool result stays with its call),
+ * and the conversation keeps your messages in `native`: `project(c, { format: 'messages' })`
+ * answers in your format, with your own objects wherever a compaction left a message as it was,
+ * and {@link toMessages} gives them all back.
+ *
+ * @example
+ * let c = fromMessages(messages, { format: 'anthropic', system });
+ * ({ conversation: c } = compact(c, { profile: 'heavy' }));
+ * const { messages: m, system: s } = project(c, { format: 'messages' }).view;
+ */
+export function fromMessages<M>(
+  messages: readonly M[],
+  options?: { format?: MessageFormat; system?: unknown },
+): Conversation & { compactions: Compaction[]; native: NativeMessages<M> } {
+  if (!Array.isArray(messages)) {
+    throw new CompressError('InvalidInput', 'fromMessages(): messages must be an array', '/messages');
+  }
+  if (options != null && typeof options !== 'object') {
+    throw new CompressError('InvalidInput', 'fromMessages(): options must be an object', '/options');
+  }
+  const given = options?.format;
+  const format = given ?? detectFormat(messages, { system: options?.system }) ?? 'openai-chat';
+  const { session, views } = nativeViews(format, options?.system, messages, 'fromMessages()');
+  const conversation = run<{ conversation: Conversation & { compactions: Compaction[] } }>(
+    { op: 'fromOpenAI', messages: views },
+    'fromMessages()',
+  ).conversation;
+  delete conversation.source; // the views' own shapes: the native messages are the source
+  const native: NativeMessages<M> = { format: session.format, messages: [...messages] };
+  if (options?.system != null) native.system = options.system;
+  return { ...conversation, native };
+}
+
+/** The provider messages a conversation was made of by {@link fromMessages}, as given (no
+ * compaction applied: the restore of a compacted conversation). */
+export function toMessages<M = unknown>(conversation: Conversation): NativeMessages<M> {
+  const native = conversation?.native;
+  if (native === undefined || native === null || !Array.isArray(native.messages)) {
+    throw new CompressError('InvalidInput', 'toMessages(): the conversation was not made by fromMessages()', '/conversation/native');
+  }
+  return { ...native, messages: [...native.messages] } as NativeMessages<M>;
+}
+
+/** The session mapping of native messages and the OpenAI-shaped messages of its views. */
+function nativeViews(
+  format: unknown,
+  system: unknown,
+  messages: readonly unknown[],
+  caller: string,
+): { session: NativeSession; views: Array<Record<string, unknown>>; results: Set<number> } {
+  const session = new NativeSession(format as MessageFormat, system, '/options');
+  const results = new Set<number>();
+  // A real tool result (not a step continuation) may have its text stripped by a compaction.
+  const seen = (spec: { role: string; key?: string }, h: number) => {
+    if (spec.role === 'tool' && spec.key !== undefined) results.add(h + session.offset);
+  };
+  const views = session.split(messages, messages, seen, caller);
+  const lead = session.systemMessage();
+  return { session, views: lead ? [lead, ...views] : views, results };
+}
+
+/** Maps projected events back to the native messages of a conversation made by fromMessages. */
+function nativeOf(conversation: Conversation, caller: string): { messages(view: ProjectedView): NativeMessages } {
+  const native = conversation?.native;
+  if (native === undefined || native === null || !Array.isArray(native.messages)) {
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: format 'messages' needs a conversation made by fromMessages()`,
+      '/conversation/native',
+    );
+  }
+  const { session, results } = nativeViews(native.format, native.system, native.messages, caller);
+  return {
+    messages(view) {
+      // Whole turns go (a summary takes their place); inside a kept turn every view stays, and a
+      // stripped tool result gets its new text. Reasoning and tool-call policies leave the
+      // messages that carry them as they are (their blocks are not events of their own here), so
+      // a call never loses its result.
+      const sources: number[] = [];
+      const summaries: Array<Record<string, unknown>> = [];
+      const changes = new Map<number, ViewOut>();
+      const kept = new Set<number>();
+      for (const turn of view.turns) {
+        for (const event of turn.events) {
+          const source = (event.source as { message?: unknown } | undefined)?.message;
+          if (typeof source === 'number') {
+            if (!kept.has(source)) sources.push(source);
+            kept.add(source);
+            if (
+              event.type === 'toolResponse' &&
+              event.compactedBy !== undefined &&
+              results.has(source) &&
+              typeof event.content === 'string'
+            ) {
+              changes.set(source, { changed: true, content: event.content });
+            }
+          } else if (event.compactedBy !== undefined && (event.type === 'user' || event.type === 'assistant')) {
+            sources.push(-1);
+            summaries.push({ role: event.type, content: typeof event.content === 'string' ? event.content : '' });
+          }
+        }
+      }
+      const answer: NativeMessages = { format: native.format, messages: session.view(sources, summaries, changes) };
+      if (native.system != null) answer.system = native.system;
+      return answer;
+    },
+  };
+}
+
 // ---- plumbing ----------------------------------------------------------------------------------
 
 function run<Output>(request: Record<string, unknown>, caller: string): Output {
-  return callSession<Output>('compactionJson', request, caller).output as Output;
+  return callSession<Output>('compactionJson', engineRequest(request), caller).output as Output;
+}
+
+/** The engine reads the turns and the log: the native messages stay here. */
+function engineRequest(request: Record<string, unknown>): Record<string, unknown> {
+  const conversation = request.conversation as Conversation | undefined;
+  if (conversation === null || typeof conversation !== 'object' || conversation.native === undefined) return request;
+  const { native: _native, ...rest } = conversation;
+  return { ...request, conversation: rest };
 }
 
 /** The compact/dryRun request fields of the options (the summarizer stays here). */
@@ -575,7 +723,7 @@ function withSummarizer<Output extends { fits?: boolean }, Result>(
     for (let round = 0; ; round++) {
       const answer = callSession<Output, { summaries: Array<{ text: string; budget: number }> }>(
         'compactionJson',
-        { ...request, host },
+        engineRequest({ ...request, host }),
         caller,
       );
       if (answer.output !== undefined) return finish(answer.output);

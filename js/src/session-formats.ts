@@ -73,10 +73,12 @@ export class NativeSession {
   constructor(
     readonly format: MessageFormat,
     readonly system: unknown,
+    /** Where the options are, for error paths ('/config' for the context manager). */
+    where = '/config',
   ) {
-    this.adapter = adapterOf(format, '/config/format');
+    this.adapter = adapterOf(format, `${where}/format`);
     if (system != null && !this.adapter.system) {
-      throw new CompressError('InvalidInput', `system is for the anthropic format, not ${format}`, '/config/system');
+      throw new CompressError('InvalidInput', `system is for the anthropic format, not ${format}`, `${where}/system`);
     }
     this.offset = system != null ? 1 : 0;
   }
@@ -88,19 +90,34 @@ export class NativeSession {
     return content === undefined ? undefined : { role: 'system', content };
   }
 
-  /** The history messages of `messages` (plain JSON), recording them; `stored` are their copies. */
-  split(messages: readonly unknown[], stored: readonly unknown[]): Obj[] {
+  /** The history messages of `messages` (plain JSON), recording them; `stored` are their copies.
+   * `seen` is told each view's spec and history index (counted after the offset). */
+  split(
+    messages: readonly unknown[],
+    stored: readonly unknown[],
+    seen?: (spec: ViewSpec, h: number) => void,
+    caller = 'add()',
+  ): Obj[] {
     const out: Obj[] = [];
     for (let k = 0; k < messages.length; k++) {
       const message = messages[k];
       if (typeof message !== 'object' || message === null) {
-        throw new CompressError('InvalidInput', 'add(): a message must be an object', '/message');
+        throw new CompressError('InvalidInput', `${caller}: a message must be an object`, '/message');
       }
       const n = this.#originals.length;
-      // Responses reads an item's neighbours (is a call still waiting?): a fresh array each time.
-      const specs = this.adapter.split(message, n, [...this.#originals, message]);
+      // Responses reads the items before this one (is a call still waiting?): the list itself, so
+      // that its per-list scan carries on from where the last add stopped (never a copy, which
+      // would scan the whole history again on every add).
       this.#originals.push(message);
+      let specs: ViewSpec[];
+      try {
+        specs = this.adapter.split(message, n, this.#originals);
+      } catch (error) {
+        this.#originals.pop();
+        throw error;
+      }
       this.#stored.push(stored[k]);
+      if (seen) specs.forEach((spec, i) => seen(spec, this.#history() + i));
       this.#starts.push(this.#history());
       this.#counts.push(specs.length);
       for (const spec of specs) out.push(sessionMessage(spec));
@@ -125,8 +142,9 @@ export class NativeSession {
     return lo;
   }
 
-  /** The native messages of a view: `sources` are history indices, -1 the next summary. */
-  view(sources: readonly number[], summaries: readonly Obj[]): unknown[] {
+  /** The native messages of a view: `sources` are history indices, -1 the next summary;
+   * `changes` the new content of views by history index (compaction's stripped tool results). */
+  view(sources: readonly number[], summaries: readonly Obj[], changes?: ReadonlyMap<number, ViewOut>): unknown[] {
     const built: Array<{ message: unknown; made: boolean }> = [];
     let summary = 0;
     for (let k = 0; k < sources.length; ) {
@@ -145,14 +163,14 @@ export class NativeSession {
       for (; k < sources.length; k++) {
         const s = (sources[k] as number) - this.offset;
         if (s < 0 || this.#messageAt(s) !== n) break;
-        outs[s - (this.#starts[n] as number)] = { changed: false };
+        outs[s - (this.#starts[n] as number)] = changes?.get(s + this.offset) ?? { changed: false };
       }
       const original = this.#originals[n];
-      if (outs.every((o) => o !== undefined)) {
+      if (outs.every((o) => o !== undefined && !o.changed)) {
         built.push({ message: original, made: false });
         continue;
       }
-      const specs = this.adapter.split(original, n, this.#originals.slice(0, n + 1));
+      const specs = this.adapter.split(original, n, this.#originals);
       const rebuilt = this.adapter.rebuild(original, outs, specs);
       if (rebuilt !== undefined) built.push({ message: rebuilt, made: true });
     }
