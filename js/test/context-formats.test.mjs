@@ -165,3 +165,44 @@ describe('the context manager in every format', () => {
     );
   });
 });
+
+describe('add cost in every format', () => {
+  // Every message of the history is wrapped in a Proxy that counts the reads of its members while
+  // a later message is added: an add that reads (or rescans) the history grows with its length.
+  function readsPerAdd(format, messages, n) {
+    const state = { adding: -1, reads: 0 };
+    const wrap = (message, index) =>
+      format === 'langchain'
+        ? message // (LangChain instances keep private fields a Proxy cannot reach; read by class)
+        : new Proxy(message, {
+            get(target, key, receiver) {
+              if (index < state.adding) state.reads++;
+              return Reflect.get(target, key, receiver);
+            },
+          });
+    const chat = createContextManager({ contextWindow: 1e9, format });
+    const history = [];
+    for (let i = 0; history.length < n; i++) history.push(...messages[i % messages.length]);
+    history.length = n;
+    const wrapped = history.map(wrap);
+    for (let i = 0; i < n - 20; i++) chat.add(wrapped[i]);
+    // The last 20 adds: reads of earlier messages.
+    for (let i = n - 20; i < n; i++) {
+      state.adding = i;
+      chat.add(wrapped[i]);
+    }
+    return state.reads;
+  }
+
+  for (const [format, conversations] of cases) {
+    if (format === 'langchain') continue;
+    test(`${format}: an add reads no earlier message, however long the history`, () => {
+      const messages = conversations.map((c) => c.messages);
+      const short = readsPerAdd(format, messages, 100);
+      const long = readsPerAdd(format, messages, 400);
+      // No history scan at all (a copy of the list, rescanned, read every earlier item per add).
+      assert.ok(long <= short + 20, `${format}: ${short} reads at 100 messages, ${long} at 400`);
+      assert.ok(long < 200, `${format}: ${long} reads of earlier messages in 20 adds`);
+    });
+  }
+});
