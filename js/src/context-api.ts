@@ -551,7 +551,8 @@ export class ContextManager<Async extends boolean = boolean> {
     let raw = 0;
     const native = this.#native;
     if (native !== undefined) {
-      const messages = native.view(sources, summaries as Record<string, unknown>[]) as ChatMessage[];
+      const ranges = this.#state.checkpoints.map((c) => c.messageRange);
+      const messages = native.view(sources, summaries as Record<string, unknown>[], undefined, ranges) as ChatMessage[];
       const answer: ContextView = { messages, validation, usage };
       if (native.system != null) answer.system = clone(native.system);
       return answer;

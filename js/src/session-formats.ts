@@ -144,13 +144,18 @@ export class NativeSession {
 
   /** The native messages of a view: `sources` are history indices, -1 the next summary;
    * `changes` the new content of views by history index (compaction's stripped tool results). */
-  view(sources: readonly number[], summaries: readonly Obj[], changes?: ReadonlyMap<number, ViewOut>): unknown[] {
+  view(
+    sources: readonly number[],
+    summaries: readonly Obj[],
+    changes?: ReadonlyMap<number, ViewOut>,
+    ranges?: ReadonlyArray<{ start: number; end: number }>,
+  ): unknown[] {
     const built: Array<{ message: unknown; made: boolean }> = [];
     let summary = 0;
     for (let k = 0; k < sources.length; ) {
       const source = sources[k] as number;
       if (source < 0) {
-        built.push({ message: this.#summary(summaries[summary++] as Obj), made: true });
+        built.push({ message: this.#summary(summaries[summary++] as Obj, ranges), made: true });
         k++;
         continue;
       }
@@ -187,8 +192,8 @@ export class NativeSession {
   }
 
   /** A summary as a text message of the format (OpenAI Chat keeps the engine's own message). */
-  #summary(m: Obj): unknown {
-    const text = typeof m.content === 'string' ? m.content : '';
+  #summary(m: Obj, ranges?: ReadonlyArray<{ start: number; end: number }>): unknown {
+    const text = this.#numbered(typeof m.content === 'string' ? m.content : '', ranges);
     const role = m.role === 'assistant' || m.role === 'system' ? m.role : 'user';
     switch (this.format) {
       case 'openai-chat':
@@ -213,6 +218,22 @@ export class NativeSession {
         return { role, content: text };
       }
     }
+  }
+
+  /**
+   * The engine heads each checkpoint's section "[Summary of messages A-B]" in history views; the
+   * caller counts its own messages. Only headers of a checkpoint's range are renumbered (a
+   * summary body that quotes some other header is left alone).
+   */
+  #numbered(text: string, ranges?: ReadonlyArray<{ start: number; end: number }>): string {
+    if (!ranges || ranges.length === 0 || this.format === 'openai-chat') return text;
+    const known = new Set(ranges.map((r) => `${r.start + 1}-${r.end}`));
+    return text.replace(/(^|\n\n)\[Summary of messages (\d+)-(\d+)\]\n/g, (whole, lead: string, a: string, b: string) => {
+      const first = Number(a) - 1 - this.offset;
+      const last = Number(b) - 1 - this.offset;
+      if (!known.has(`${a}-${b}`) || first < 0 || last < first) return whole;
+      return `${lead}[Summary of messages ${this.#messageAt(first) + 1}-${this.#messageAt(last) + 1}]\n`;
+    });
   }
 
   /** The messages as given (copies). */

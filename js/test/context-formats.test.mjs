@@ -135,6 +135,30 @@ describe('the context manager in every format', () => {
     }
   });
 
+  test('summary headers count the caller\'s messages, not the views', () => {
+    // An Anthropic history whose tool_result messages each carry text: two views per message.
+    const long = (i) => `Step ${i}: the importer commits after every row, which is slow; batching 500 rows at a time fixes it. `.repeat(8).trim();
+    const messages = [{ role: 'user', content: 'Speed up the importer.' }];
+    for (let i = 0; i < 6; i++) {
+      messages.push(
+        { role: 'assistant', content: [{ type: 'text', text: long(i) }, { type: 'tool_use', id: `t${i}`, name: 'run', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: long(i) }, { type: 'text', text: 'Go on.' }] },
+      );
+    }
+    const chat = createContextManager({ contextWindow: 1500, keepLast: 2, format: 'anthropic', system: 'Be brief.' });
+    chat.addMany(messages);
+    assert.equal(chat.compress().compressed, true);
+    const view = chat.view().messages;
+    const header = /^\[Summary of messages (\d+)-(\d+)\]/.exec(view[0].content[0].text);
+    assert.ok(header, 'a summary header');
+    // The first message after the summary is the caller's message k (0-based): the summary covers
+    // messages 1..k (1-based), however many views each of them was.
+    const next = messages.indexOf(view[1]);
+    assert.ok(next > 0);
+    assert.deepEqual([Number(header[1]), Number(header[2])], [1, next]);
+    assert.ok(chat.checkpoints[0].messageRange.end > next + 1, 'the engine counts more views than messages');
+  });
+
   test('the format is detected from the first message only one format has', () => {
     const chat = createContextManager({ contextWindow: 4000 });
     const hello = { role: 'user', content: 'Find the config loader.' };
