@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Non-destructive compaction (issue 8): overlay events over a turn stream and a pure projection.
 import { CompressError } from './errors.js';
-import type { MessageFormat, ViewOut } from './format-core.js';
+import type { MessageFormat, ViewOut } from './format-shapes.js';
 import { detectFormat } from './format-detect.js';
 import { callSession } from './session-load.js';
 import { NativeSession } from './session-formats.js';

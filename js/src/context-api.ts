@@ -2,7 +2,7 @@
 // The context manager (issue 7): a serialisable session whose state the session module holds by
 // handle (context_json.h, "Held states"), with a copy here that toJSON() returns and re-opens it.
 import { CompressError } from './errors.js';
-import type { MessageFormat } from './format-core.js';
+import type { MessageFormat } from './format-shapes.js';
 import { detectFormat } from './format-detect.js';
 import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
 import { NativeSession, type NativeHistory } from './session-formats.js';

@@ -16,7 +16,7 @@ import {
   type FormatProblem,
   type ViewPart,
   type ViewSpec,
-} from './format-core.js';
+} from './format-shapes.js';
 
 type Obj = Record<string, unknown>;
 

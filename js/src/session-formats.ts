@@ -6,7 +6,7 @@
 // where the checkpoint boundary took some of its views, and each summary as a native text message.
 import { anthropicFormat } from './format-anthropic.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
-import type { FormatAdapter, MessageFormat, ViewOut, ViewSpec } from './format-core.js';
+import type { FormatAdapter, MessageFormat, ViewOut, ViewSpec } from './format-shapes.js';
 import { isLangChainMessage, langChainFormat, langChainRole } from './format-langchain.js';
 import { openaiChatFormat } from './format-openai-chat.js';
 import { openaiResponsesFormat } from './format-openai-responses.js';

@@ -5,6 +5,7 @@
 // the caller's own objects, summaries as native messages, toJSON / fromJSON exact.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 
 import * as lc from '@langchain/core/messages';
@@ -227,6 +228,33 @@ describe('add cost in every format', () => {
       // No history scan at all (a copy of the list, rescanned, read every earlier item per add).
       assert.ok(long <= short + 20, `${format}: ${short} reads at 100 messages, ${long} at 400`);
       assert.ok(long < 200, `${format}: ${long} reads of earlier messages in 20 adds`);
+    });
+  }
+});
+
+describe('the session entries carry the adapters, not the compress engine', () => {
+  // The static imports an unbundled browser follows from each entry (what it downloads).
+  function graph(entry) {
+    const dir = new URL('.', import.meta.resolve(entry));
+    const seen = new Set();
+    const visit = (file) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(fileURLToPath(new URL(file, dir)), 'utf8');
+      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]\.\/([^'"]+)['"]/g)) visit(m[1]);
+    };
+    visit(new URL(import.meta.resolve(entry)).pathname.split('/').pop());
+    return seen;
+  }
+  for (const entry of ['cce-wasm/context', 'cce-wasm/compaction']) {
+    test(`${entry}: every adapter, no engine.js, no compress glue`, () => {
+      const files = graph(entry);
+      for (const adapter of ['format-anthropic.js', 'format-ai-sdk.js', 'format-openai-responses.js', 'format-langchain.js', 'format-openai-chat.js']) {
+        assert.ok(files.has(adapter), `${entry} has ${adapter}`);
+      }
+      for (const heavy of ['engine.js', 'format-core.js', 'transport.js', 'load.js', 'cce.mjs']) {
+        assert.ok(!files.has(heavy), `${entry} imports ${heavy}`);
+      }
     });
   }
 });
