@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Non-destructive compaction (issue 8): overlay events over a turn stream and a pure projection.
 import { CompressError } from './errors.js';
-import type { MessageFormat, ViewOut } from './format-shapes.js';
+import type { ClearingEdit } from './clearing.js';
+import type { MessageFormat, ViewSpec } from './format-shapes.js';
 import { detectFormat } from './format-detect.js';
 import { callSession } from './session-load.js';
-import { NativeSession } from './session-formats.js';
+import { NativeSession, sessionMessage } from './session-formats.js';
 
 // ---- the conversation document ----------------------------------------------------------------
 
@@ -509,6 +510,20 @@ export function toMessages<M = unknown>(conversation: Conversation): NativeMessa
   return { ...native, messages: [...native.messages] } as NativeMessages<M>;
 }
 
+/** Reasoning a view carries as parts (Anthropic thinking, AI SDK and Responses reasoning), as the
+ * `reasoning_content` compaction reads: its `reasoning` policy then strips it like OpenAI's. */
+const REASONING_PARTS = new Set(['thinking', 'redacted_thinking', 'reasoning']);
+function reasoningOf(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const texts: string[] = [];
+  for (const part of content as Array<Record<string, unknown>>) {
+    if (part === null || typeof part !== 'object' || !REASONING_PARTS.has(String(part.type))) continue;
+    const text = part.thinking ?? part.text;
+    texts.push(typeof text === 'string' && text !== '' ? text : `[${String(part.type)}]`);
+  }
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
 /** The session mapping of native messages and the OpenAI-shaped messages of its views. */
 function nativeViews(
   format: unknown,
@@ -518,13 +533,18 @@ function nativeViews(
 ): { session: NativeSession; views: Array<Record<string, unknown>>; results: Set<number> } {
   const session = new NativeSession(format as MessageFormat, system, '/options');
   const results = new Set<number>();
-  // A real tool result (not a step continuation) may have its text stripped by a compaction.
-  const seen = (spec: { role: string; key?: string }, h: number) => {
-    if (spec.role === 'tool' && spec.key !== undefined) results.add(h + session.offset);
-  };
-  const views = session.split(messages, messages, seen, caller);
   const lead = session.systemMessage();
-  return { session, views: lead ? [lead, ...views] : views, results };
+  const views: Array<Record<string, unknown>> = lead ? [lead] : [];
+  const seen = (spec: ViewSpec, h: number) => {
+    // A real tool result (not a step continuation) may have its text stripped by a compaction.
+    if (spec.role === 'tool' && spec.key !== undefined) results.add(h + session.offset);
+    const view = sessionMessage(spec, true);
+    const reasoning = reasoningOf(spec.content);
+    if (reasoning !== undefined && view.role === 'assistant') view.reasoning_content = reasoning;
+    views.push(view);
+  };
+  session.split(messages, messages, seen, caller);
+  return { session, views, results };
 }
 
 /** Maps projected events back to the native messages of a conversation made by fromMessages. */
@@ -538,37 +558,67 @@ function nativeOf(conversation: Conversation, caller: string): { messages(view: 
     );
   }
   const { session, results } = nativeViews(native.format, native.system, native.messages, caller);
+  // Each turn's views, and which views carry reasoning, from the turns as they were.
+  const reasoned = new Set<number>();
+  const turnViews: number[][] = [];
+  for (const turn of conversation.turns ?? []) {
+    const views: number[] = [];
+    for (const event of turn.events ?? []) {
+      const source = (event.source as { message?: unknown } | undefined)?.message;
+      if (typeof source !== 'number') continue;
+      if (views[views.length - 1] !== source) views.push(source);
+      if (event.type === 'reasoning') reasoned.add(source);
+    }
+    turnViews.push(views);
+  }
   return {
     messages(view) {
-      // Whole turns go (a summary takes their place); inside a kept turn every view stays, and a
-      // stripped tool result gets its new text. Reasoning and tool-call policies leave the
-      // messages that carry them as they are (their blocks are not events of their own here), so
-      // a call never loses its result.
+      // Whole turns go (a summary pair takes their place); a kept message is the caller's own
+      // unless compaction stripped some of it: tool results, tool inputs or reasoning, which the
+      // format's own clearing edit then strips (a call keeps its result, stripped or not).
       const sources: number[] = [];
       const summaries: Array<Record<string, unknown>> = [];
-      const changes = new Map<number, ViewOut>();
+      const edits = new Map<number, ClearingEdit>();
+      const editOf = (h: number): { results: Map<string, string>; inputs: Set<string>; reasoning: boolean } => {
+        const n = session.messageOf(h);
+        let edit = edits.get(n) as ReturnType<typeof editOf> | undefined;
+        if (edit === undefined) edits.set(n, (edit = { results: new Map(), inputs: new Set(), reasoning: false }));
+        return edit;
+      };
       const kept = new Set<number>();
+      const reasoningKept = new Set<number>();
       for (const turn of view.turns) {
+        // A turn kept is kept whole, as the provider needs it (no call without its result).
+        if (turn.summaryOf === undefined) {
+          for (const h of turnViews[turn.turn] ?? []) {
+            if (!kept.has(h)) sources.push(h);
+            kept.add(h);
+          }
+        }
         for (const event of turn.events) {
           const source = (event.source as { message?: unknown } | undefined)?.message;
-          if (typeof source === 'number') {
-            if (!kept.has(source)) sources.push(source);
-            kept.add(source);
-            if (
-              event.type === 'toolResponse' &&
-              event.compactedBy !== undefined &&
-              results.has(source) &&
-              typeof event.content === 'string'
-            ) {
-              changes.set(source, { changed: true, content: event.content });
+          if (typeof source !== 'number') {
+            if (event.compactedBy !== undefined && (event.type === 'user' || event.type === 'assistant')) {
+              sources.push(-1);
+              summaries.push({ role: event.type, content: typeof event.content === 'string' ? event.content : '' });
             }
-          } else if (event.compactedBy !== undefined && (event.type === 'user' || event.type === 'assistant')) {
-            sources.push(-1);
-            summaries.push({ role: event.type, content: typeof event.content === 'string' ? event.content : '' });
+            continue;
+          }
+          if (!kept.has(source)) sources.push(source);
+          kept.add(source);
+          if (event.type === 'reasoning') reasoningKept.add(source);
+          if (event.compactedBy === undefined || source < session.offset) continue;
+          if (event.type === 'toolResponse' && results.has(source) && typeof event.content === 'string' && event.id !== undefined) {
+            editOf(source).results.set(String(event.id), event.content);
+          } else if (event.type === 'toolRequest' && event.id !== undefined) {
+            editOf(source).inputs.add(String(event.id));
           }
         }
       }
-      const answer: NativeMessages = { format: native.format, messages: session.view(sources, summaries, changes) };
+      for (const h of reasoned) {
+        if (kept.has(h) && !reasoningKept.has(h) && h >= session.offset) editOf(h).reasoning = true;
+      }
+      const answer: NativeMessages = { format: native.format, messages: session.view(sources, summaries, edits) };
       if (native.system != null) answer.system = native.system;
       return answer;
     },
@@ -593,6 +643,7 @@ function engineRequest(request: Record<string, unknown>): Record<string, unknown
 function compactFields(
   options: CompactOptions | undefined,
   caller: string,
+  native = false,
 ): Record<string, unknown> {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object') {
@@ -617,6 +668,15 @@ function compactFields(
     }
   }
   const out: Record<string, unknown> = { ...fields };
+  const policy = fields.toolCalls;
+  if (native && (policy === 'omit' || (typeof policy === 'object' && policy !== null && policy.policy === 'omit'))) {
+    // A provider message holds its calls among other content: strip them instead.
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: toolCalls 'omit' is not available for a conversation in a provider format; use 'strip'`,
+      '/toolCalls',
+    );
+  }
   if (summary !== undefined) {
     out.summary =
       summary === false ? null : typeof summary === 'string' ? { summary } : summary;
@@ -710,7 +770,7 @@ function withSummarizer<Output extends { fits?: boolean }, Result>(
     options.summarizer = given.summarizer ?? null; // async whenever the caller gave one
     finish = (output) => finishOutput({ ...output, fits: choice.fits });
   }
-  const request = { op, conversation, ...compactFields(options, caller), ...extra };
+  const request = { op, conversation, ...compactFields(options, caller, conversation?.native != null), ...extra };
   const summarizer = options?.summarizer;
   if (summarizer == null) return finish(run<Output>(request, caller));
   if (typeof summarizer !== 'function') {

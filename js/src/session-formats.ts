@@ -6,6 +6,7 @@
 // where the checkpoint boundary took some of its views, and each summary as a native text message.
 import { anthropicFormat } from './format-anthropic.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
+import type { ClearingEdit } from './clearing.js';
 import type { FormatAdapter, MessageFormat, ViewOut, ViewSpec } from './format-shapes.js';
 import { isLangChainMessage, langChainFormat, langChainRole } from './format-langchain.js';
 import { openaiChatFormat } from './format-openai-chat.js';
@@ -40,13 +41,15 @@ export function adapterOf(format: unknown, path: string): FormatAdapter<unknown>
   return adapter as FormatAdapter<unknown>;
 }
 
-/** The engine message of one view: a tool result, or an item continuing a step (a `callId`), is a
- * `tool` message, which the session engine keeps with the call before it. */
-function sessionMessage(spec: ViewSpec): Obj {
+/** @internal The engine message of one view: a tool result, or an item continuing a step (a
+ * `callId`), is a `tool` message, which the session engine keeps with the call before it.
+ * `callArguments`: keep every call's arguments (compaction counts and summarises them; its
+ * content parts count only their text). */
+export function sessionMessage(spec: ViewSpec, callArguments = false): Obj {
   const m: Obj = { role: spec.callId !== undefined ? 'tool' : spec.role, content: spec.content ?? '' };
   if (spec.toolCalls && spec.toolCalls.length > 0) {
     // Calls that are also content parts (Anthropic tool_use, AI SDK tool-call) are counted there.
-    m.tool_calls = spec.countCalls
+    m.tool_calls = spec.countCalls || callArguments
       ? spec.toolCalls
       : spec.toolCalls.map((call) => {
           const fn = ((call as Obj).function ?? {}) as Obj;
@@ -130,6 +133,12 @@ export class NativeSession {
     return last < 0 ? 0 : (this.#starts[last] as number) + (this.#counts[last] as number);
   }
 
+  /** Index of the message of history view `h` (counted from the history's start), or -1 for the
+   * system prompt. */
+  messageOf(h: number): number {
+    return h < this.offset ? -1 : this.#messageAt(h - this.offset);
+  }
+
   /** Index of the message whose views include history view `h` (h counted after the offset). */
   #messageAt(h: number): number {
     let lo = 0;
@@ -143,11 +152,12 @@ export class NativeSession {
   }
 
   /** The native messages of a view: `sources` are history indices, -1 the next summary;
-   * `changes` the new content of views by history index (compaction's stripped tool results). */
+   * `edits` what compaction strips of a kept message (by message index), through the adapter's
+   * clearing shape (the formats entry's clearToolResults / clearReasoning edits). */
   view(
     sources: readonly number[],
     summaries: readonly Obj[],
-    changes?: ReadonlyMap<number, ViewOut>,
+    edits?: ReadonlyMap<number, ClearingEdit>,
     ranges?: ReadonlyArray<{ start: number; end: number }>,
   ): unknown[] {
     const built: Array<{ message: unknown; made: boolean }> = [];
@@ -168,15 +178,22 @@ export class NativeSession {
       for (; k < sources.length; k++) {
         const s = (sources[k] as number) - this.offset;
         if (s < 0 || this.#messageAt(s) !== n) break;
-        outs[s - (this.#starts[n] as number)] = changes?.get(s + this.offset) ?? { changed: false };
+        outs[s - (this.#starts[n] as number)] = { changed: false };
       }
       const original = this.#originals[n];
-      if (outs.every((o) => o !== undefined && !o.changed)) {
-        built.push({ message: original, made: false });
+      const edit = edits?.get(n);
+      const clearing = this.adapter.clearing;
+      if (outs.every((o) => o !== undefined)) {
+        if (edit === undefined || clearing === undefined) built.push({ message: original, made: false });
+        else {
+          const edited = clearing.edit(original, edit);
+          if (edited !== undefined) built.push({ message: edited, made: true });
+        }
         continue;
       }
       const specs = this.adapter.split(original, n, this.#originals);
-      const rebuilt = this.adapter.rebuild(original, outs, specs);
+      let rebuilt = this.adapter.rebuild(original, outs, specs);
+      if (rebuilt !== undefined && edit !== undefined && clearing !== undefined) rebuilt = clearing.edit(rebuilt, edit);
       if (rebuilt !== undefined) built.push({ message: rebuilt, made: true });
     }
     // Two neighbours a provider needs as one (Anthropic alternation), where one is new.

@@ -145,9 +145,36 @@ describe('compaction in every format', () => {
     const result = stripped[2];
     assert.notEqual(result, messages[2]);
     assert.deepEqual(result, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't0', content: '[compacted] grep: success' }] });
-    // The call keeps its (now stripped) result: no pair is split.
-    assert.equal(stripped[1], messages[1]);
+    // The call keeps its (now stripped) result and its id; its input is stripped as Anthropic's
+    // clear_tool_inputs does.
+    assert.deepEqual(stripped[1], { role: 'assistant', content: [{ type: 'text', text: 'Looking 0.' }, { type: 'tool_use', id: 't0', name: 'grep', input: {} }] });
+    assert.equal(stripped[3], messages[3], 'a message compaction did not touch is the caller\'s');
     assert.equal(stripped.at(-1), messages.at(-1));
+    assert.deepEqual(validate(stripped, { format: 'anthropic' }), []);
+  });
+
+  test('reasoning is stripped natively; omit is refused for provider formats', () => {
+    const thinking = { type: 'thinking', thinking: 'The index is missing on orders.user_id. '.repeat(20), signature: 'sig' };
+    const messages = [];
+    for (let i = 0; i < 5; i++) {
+      messages.push(
+        { role: 'user', content: `Question ${i}?` },
+        { role: 'assistant', content: [thinking, { type: 'text', text: `Answer ${i}.` }] },
+      );
+    }
+    const c = fromMessages(messages, { format: 'anthropic' });
+    const light = compact(c, { profile: 'light', keepLast: 2 });
+    const view = project(light.conversation, { format: 'messages' });
+    assert.deepEqual(view.view.messages[1], { role: 'assistant', content: [{ type: 'text', text: 'Answer 0.' }] });
+    assert.equal(view.view.messages[9], messages[9], 'the kept turns keep their thinking');
+    assert.ok(view.tokens < project(c).tokens, 'the stripped thinking is counted out');
+    assert.deepEqual(validate(view.view.messages, { format: 'anthropic' }), []);
+    for (const toolCalls of ['omit', { policy: 'omit' }]) {
+      assert.throws(
+        () => compact(c, { toolCalls, to: 2 }),
+        (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/toolCalls',
+      );
+    }
   });
 
   test('an unknown format, a misplaced system or a conversation without messages is a typed error', () => {
