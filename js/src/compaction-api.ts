@@ -533,18 +533,41 @@ function nativeViews(
 ): { session: NativeSession; views: Array<Record<string, unknown>>; results: Set<number> } {
   const session = new NativeSession(format as MessageFormat, system, '/options');
   const results = new Set<number>();
+  const specs: ViewSpec[] = [];
+  session.split(messages, messages, (spec) => specs.push(spec), caller);
+  // Turns keep a step whole already: only real calls (answered by a result) and real results are
+  // paired here; a step continuation (a Responses item after a call) keeps its own role.
+  const answered = new Set<string>();
+  for (const spec of specs) if (spec.role === 'tool' && spec.key !== undefined) answered.add(spec.key);
   const lead = session.systemMessage();
   const views: Array<Record<string, unknown>> = lead ? [lead] : [];
-  const seen = (spec: ViewSpec, h: number) => {
+  for (const spec of specs) {
+    const result = spec.role === 'tool' && spec.key !== undefined;
     // A real tool result (not a step continuation) may have its text stripped by a compaction.
-    if (spec.role === 'tool' && spec.key !== undefined) results.add(h + session.offset);
-    const view = sessionMessage(spec, true);
+    if (result) results.add(views.length);
+    const calls = (spec.toolCalls ?? []).filter((call) => spec.countCalls || answered.has(String((call as Record<string, unknown>).id)));
+    const view = sessionMessage(
+      { ...spec, callId: result ? spec.callId : undefined, toolCalls: calls.map((call) => withArguments(call, spec.content)) },
+      true,
+    );
     const reasoning = reasoningOf(spec.content);
     if (reasoning !== undefined && view.role === 'assistant') view.reasoning_content = reasoning;
     views.push(view);
-  };
-  session.split(messages, messages, seen, caller);
+  }
   return { session, views, results };
+}
+
+/** A call whose arguments live in its content part (a Responses call item) gets them back. */
+function withArguments(call: unknown, content: unknown): unknown {
+  const c = call as { function?: { name?: unknown; arguments?: unknown } };
+  if (c.function === undefined || c.function.arguments !== '' || !Array.isArray(content)) return call;
+  for (const part of content as Array<Record<string, unknown>>) {
+    if (part === null || typeof part !== 'object' || part.name !== c.function.name) continue;
+    const args = part.arguments ?? part.input;
+    if (args === undefined) continue;
+    return { ...c, function: { ...c.function, arguments: typeof args === 'string' ? args : JSON.stringify(args) ?? '' } };
+  }
+  return call;
 }
 
 /** Maps projected events back to the native messages of a conversation made by fromMessages. */

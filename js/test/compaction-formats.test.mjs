@@ -177,6 +177,33 @@ describe('compaction in every format', () => {
     }
   });
 
+  test('Responses: call items keep their names and arguments; reasoning items go whole', () => {
+    const items = [];
+    for (let i = 0; i < 5; i++) {
+      items.push(
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Question ${i}?` }] },
+        { type: 'reasoning', id: `r${i}`, summary: [{ type: 'summary_text', text: `Thinking ${i}.` }], encrypted_content: 'opaque' },
+        { type: 'function_call', call_id: `c${i}`, name: 'ls', arguments: '{"dir":"src"}' },
+        { type: 'function_call_output', call_id: `c${i}`, output: 'file '.repeat(60) },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Answer ${i}.`, annotations: [] }] },
+      );
+    }
+    const c = fromMessages(items);
+    assert.equal(c.native.format, 'openai-responses');
+    const view = project(compact(c, { profile: 'default' }).conversation, { format: 'messages' }).view.messages;
+    // The first turn: reasoning stripped (the item goes), the input and the output stripped.
+    assert.deepEqual(view.slice(0, 4), [
+      items[0],
+      { type: 'function_call', call_id: 'c0', name: 'ls', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c0', output: '[compacted] ls: success' },
+      items[4],
+    ]);
+    assert.deepEqual(view.slice(-5), items.slice(-5), 'the kept turns are the caller\'s items');
+    assert.deepEqual(validate(view, { format: 'openai-responses' }), []);
+    const summary = project(compact(c, { profile: 'heavy' }).conversation).view.turns[0].events[1].content;
+    assert.match(summary, /ls/);
+  });
+
   test('an unknown format, a misplaced system or a conversation without messages is a typed error', () => {
     const messages = [{ role: 'user', content: 'hi' }];
     assert.throws(
