@@ -83,6 +83,9 @@ export class NativeSession {
     if (system != null && !this.adapter.system) {
       throw new CompressError('InvalidInput', `system is for the anthropic format, not ${format}`, `${where}/system`);
     }
+    if (system != null && typeof system !== 'string' && !Array.isArray(system)) {
+      throw new CompressError('InvalidInput', 'system must be a string or an array of text blocks', `${where}/system`);
+    }
     this.offset = system != null ? 1 : 0;
   }
 

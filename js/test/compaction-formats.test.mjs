@@ -214,6 +214,10 @@ describe('compaction in every format', () => {
       () => fromMessages(messages, { format: 'ai-sdk', system: 'Be brief.' }),
       (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/options/system',
     );
+    assert.throws(
+      () => fromMessages(messages, { format: 'anthropic', system: 42 }),
+      (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/options/system',
+    );
     assert.throws(() => fromMessages('hi'), (e) => e instanceof CompressError && e.code === 'InvalidInput');
     assert.throws(() => fromMessages([null]), (e) => e instanceof CompressError && e.code === 'InvalidInput');
     const openai = fromOpenAI(messages);

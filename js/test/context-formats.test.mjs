@@ -188,6 +188,10 @@ describe('the context manager in every format', () => {
       () => createContextManager({ contextWindow: 4000, format: 'ai-sdk', system: 'Be brief.' }),
       (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/config/system',
     );
+    assert.throws(
+      () => createContextManager({ contextWindow: 4000, format: 'anthropic', system: { text: 'Be brief.' } }),
+      (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/config/system',
+    );
   });
 });
 
