@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Non-destructive compaction (issue 8): overlay events over a turn stream and a pure projection.
 import { CompressError } from './errors.js';
+import type { ClearingEdit } from './clearing.js';
+import type { MessageFormat, ViewSpec } from './format-shapes.js';
+import { detectFormat } from './format-detect.js';
 import { callSession } from './session-load.js';
+import { NativeSession, sessionMessage } from './session-formats.js';
 
 // ---- the conversation document ----------------------------------------------------------------
 
@@ -110,6 +114,16 @@ export interface Conversation {
   compactions?: Compaction[];
   /** Written by fromOpenAI / fromAnthropic (what the events do not carry); keep it as it is. */
   source?: unknown;
+  /** Written by {@link fromMessages}: the provider messages the turns were read from. */
+  native?: NativeMessages;
+}
+
+/** The provider messages of a conversation made by {@link fromMessages} (your own objects). */
+export interface NativeMessages<M = unknown> {
+  format: MessageFormat;
+  /** Anthropic: the request's `system`, as given. */
+  system?: unknown;
+  messages: M[];
 }
 
 /** A projected turn: `summaryOf` marks the synthetic summary pair of a summarised range. */
@@ -179,14 +193,18 @@ export interface OpenAIRequest {
   messages: OpenAIMessage[];
 }
 
-/** The shape of a view: events (default), or ready to send to OpenAI or Anthropic. */
-export type ViewFormat = 'events' | 'openai' | 'anthropic';
+/**
+ * The shape of a view: events (default), ready to send to OpenAI or Anthropic, or `'messages'`:
+ * in the provider format of a conversation made by {@link fromMessages}.
+ */
+export type ViewFormat = 'events' | 'openai' | 'anthropic' | 'messages';
 
 /** The view type for each format. */
 export interface ViewOf {
   events: ProjectedView;
   openai: OpenAIRequest;
   anthropic: AnthropicRequest;
+  messages: NativeMessages;
 }
 
 // ---- compaction requests ------------------------------------------------------------------------
@@ -327,10 +345,13 @@ export function project<F extends ViewFormat = 'events'>(
   conversation: Conversation,
   options?: { format?: F },
 ): ProjectResult<F> {
-  return run<ProjectResult<F>>(
-    { op: 'project', conversation, format: options?.format },
-    'project()',
-  );
+  const format = options?.format;
+  if (format === 'messages') {
+    const mapping = nativeOf(conversation, 'project()');
+    const out = run<ProjectResult<'events'>>({ op: 'project', conversation }, 'project()');
+    return { ...out, view: mapping.messages(out.view) } as unknown as ProjectResult<F>;
+  }
+  return run<ProjectResult<F>>({ op: 'project', conversation, format }, 'project()');
 }
 
 /**
@@ -375,6 +396,12 @@ export function dryRun<O extends CompactOptions & { format?: ViewFormat }>(
   options?: O,
 ): MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>> {
   const format = options?.format;
+  if (format === 'messages') {
+    const mapping = nativeOf(conversation, 'dryRun()');
+    const native = (out: DryRunResult) => ({ ...out, view: mapping.messages(out.view as ProjectedView) });
+    return withSummarizer(conversation, options, 'dryRun', {}, 'dryRun()', native) as
+      MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
+  }
   return withSummarizer(conversation, options, 'dryRun', { format }, 'dryRun()', (out) => out) as
     MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
 }
@@ -435,16 +462,211 @@ export function toAnthropic(conversation: Conversation | ProjectedView): Anthrop
   return run<AnthropicRequest>({ op: 'toAnthropic', conversation }, 'toAnthropic()');
 }
 
+// ---- provider formats (issue 20 item 1) ---------------------------------------------------------
+
+/**
+ * Provider messages → conversation, in any format of `cce-wasm/formats` (`'openai-chat'`,
+ * `'openai-responses'`, `'anthropic'`, `'ai-sdk'`, `'langchain'`; detected when `format` is
+ * absent). Each message is read as the views `compress` reads (a tool result stays with its call),
+ * and the conversation keeps your messages in `native`: `project(c, { format: 'messages' })`
+ * answers in your format, with your own objects wherever a compaction left a message as it was,
+ * and {@link toMessages} gives them all back.
+ *
+ * @example
+ * let c = fromMessages(messages, { format: 'anthropic', system });
+ * ({ conversation: c } = compact(c, { profile: 'heavy' }));
+ * const { messages: m, system: s } = project(c, { format: 'messages' }).view;
+ */
+export function fromMessages<M>(
+  messages: readonly M[],
+  options?: { format?: MessageFormat; system?: unknown },
+): Conversation & { compactions: Compaction[]; native: NativeMessages<M> } {
+  if (!Array.isArray(messages)) {
+    throw new CompressError('InvalidInput', 'fromMessages(): messages must be an array', '/messages');
+  }
+  if (options != null && typeof options !== 'object') {
+    throw new CompressError('InvalidInput', 'fromMessages(): options must be an object', '/options');
+  }
+  const given = options?.format;
+  const format = given ?? detectFormat(messages, { system: options?.system }) ?? 'openai-chat';
+  const { session, views } = nativeViews(format, options?.system, messages, 'fromMessages()');
+  const conversation = run<{ conversation: Conversation & { compactions: Compaction[] } }>(
+    { op: 'fromOpenAI', messages: views },
+    'fromMessages()',
+  ).conversation;
+  delete conversation.source; // the views' own shapes: the native messages are the source
+  const native: NativeMessages<M> = { format: session.format, messages: [...messages] };
+  if (options?.system != null) native.system = options.system;
+  return { ...conversation, native };
+}
+
+/** The provider messages a conversation was made of by {@link fromMessages}, as given (no
+ * compaction applied: the restore of a compacted conversation). */
+export function toMessages<M = unknown>(conversation: Conversation): NativeMessages<M> {
+  const native = conversation?.native;
+  if (native === undefined || native === null || !Array.isArray(native.messages)) {
+    throw new CompressError('InvalidInput', 'toMessages(): the conversation was not made by fromMessages()', '/conversation/native');
+  }
+  return { ...native, messages: [...native.messages] } as NativeMessages<M>;
+}
+
+/** Reasoning a view carries as parts (Anthropic thinking, AI SDK and Responses reasoning), as the
+ * `reasoning_content` compaction reads: its `reasoning` policy then strips it like OpenAI's. */
+const REASONING_PARTS = new Set(['thinking', 'redacted_thinking', 'reasoning']);
+function reasoningOf(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const texts: string[] = [];
+  for (const part of content as Array<Record<string, unknown>>) {
+    if (part === null || typeof part !== 'object' || !REASONING_PARTS.has(String(part.type))) continue;
+    const text = part.thinking ?? part.text;
+    texts.push(typeof text === 'string' && text !== '' ? text : `[${String(part.type)}]`);
+  }
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** The session mapping of native messages and the OpenAI-shaped messages of its views. */
+function nativeViews(
+  format: unknown,
+  system: unknown,
+  messages: readonly unknown[],
+  caller: string,
+): { session: NativeSession; views: Array<Record<string, unknown>>; results: Set<number> } {
+  const session = new NativeSession(format as MessageFormat, system, '/options');
+  const results = new Set<number>();
+  const specs: ViewSpec[] = [];
+  session.split(messages, messages, (spec) => specs.push(spec), caller);
+  // Turns keep a step whole already: only real calls (answered by a result) and real results are
+  // paired here; a step continuation (a Responses item after a call) keeps its own role.
+  const answered = new Set<string>();
+  for (const spec of specs) if (spec.role === 'tool' && spec.key !== undefined) answered.add(spec.key);
+  const lead = session.systemMessage();
+  const views: Array<Record<string, unknown>> = lead ? [lead] : [];
+  for (const spec of specs) {
+    const result = spec.role === 'tool' && spec.key !== undefined;
+    // A real tool result (not a step continuation) may have its text stripped by a compaction.
+    if (result) results.add(views.length);
+    const calls = (spec.toolCalls ?? []).filter((call) => spec.countCalls || answered.has(String((call as Record<string, unknown>).id)));
+    const view = sessionMessage(
+      { ...spec, callId: result ? spec.callId : undefined, toolCalls: calls.map((call) => withArguments(call, spec.content)) },
+      true,
+    );
+    const reasoning = reasoningOf(spec.content);
+    if (reasoning !== undefined && view.role === 'assistant') view.reasoning_content = reasoning;
+    views.push(view);
+  }
+  return { session, views, results };
+}
+
+/** A call whose arguments live in its content part (a Responses call item) gets them back. */
+function withArguments(call: unknown, content: unknown): unknown {
+  const c = call as { function?: { name?: unknown; arguments?: unknown } };
+  if (c.function === undefined || c.function.arguments !== '' || !Array.isArray(content)) return call;
+  for (const part of content as Array<Record<string, unknown>>) {
+    if (part === null || typeof part !== 'object' || part.name !== c.function.name) continue;
+    const args = part.arguments ?? part.input;
+    if (args === undefined) continue;
+    return { ...c, function: { ...c.function, arguments: typeof args === 'string' ? args : JSON.stringify(args) ?? '' } };
+  }
+  return call;
+}
+
+/** Maps projected events back to the native messages of a conversation made by fromMessages. */
+function nativeOf(conversation: Conversation, caller: string): { messages(view: ProjectedView): NativeMessages } {
+  const native = conversation?.native;
+  if (native === undefined || native === null || !Array.isArray(native.messages)) {
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: format 'messages' needs a conversation made by fromMessages()`,
+      '/conversation/native',
+    );
+  }
+  const { session, results } = nativeViews(native.format, native.system, native.messages, caller);
+  // Each turn's views, and which views carry reasoning, from the turns as they were.
+  const reasoned = new Set<number>();
+  const turnViews: number[][] = [];
+  for (const turn of conversation.turns ?? []) {
+    const views: number[] = [];
+    for (const event of turn.events ?? []) {
+      const source = (event.source as { message?: unknown } | undefined)?.message;
+      if (typeof source !== 'number') continue;
+      if (views[views.length - 1] !== source) views.push(source);
+      if (event.type === 'reasoning') reasoned.add(source);
+    }
+    turnViews.push(views);
+  }
+  return {
+    messages(view) {
+      // Whole turns go (a summary pair takes their place); a kept message is the caller's own
+      // unless compaction stripped some of it: tool results, tool inputs or reasoning, which the
+      // format's own clearing edit then strips (a call keeps its result, stripped or not).
+      const sources: number[] = [];
+      const summaries: Array<Record<string, unknown>> = [];
+      const edits = new Map<number, ClearingEdit>();
+      const editOf = (h: number): { results: Map<string, string>; inputs: Set<string>; reasoning: boolean } => {
+        const n = session.messageOf(h);
+        let edit = edits.get(n) as ReturnType<typeof editOf> | undefined;
+        if (edit === undefined) edits.set(n, (edit = { results: new Map(), inputs: new Set(), reasoning: false }));
+        return edit;
+      };
+      const kept = new Set<number>();
+      const reasoningKept = new Set<number>();
+      for (const turn of view.turns) {
+        // A turn kept is kept whole, as the provider needs it (no call without its result).
+        if (turn.summaryOf === undefined) {
+          for (const h of turnViews[turn.turn] ?? []) {
+            if (!kept.has(h)) sources.push(h);
+            kept.add(h);
+          }
+        }
+        for (const event of turn.events) {
+          const source = (event.source as { message?: unknown } | undefined)?.message;
+          if (typeof source !== 'number') {
+            if (event.compactedBy !== undefined && (event.type === 'user' || event.type === 'assistant')) {
+              sources.push(-1);
+              summaries.push({ role: event.type, content: typeof event.content === 'string' ? event.content : '' });
+            }
+            continue;
+          }
+          if (!kept.has(source)) sources.push(source);
+          kept.add(source);
+          if (event.type === 'reasoning') reasoningKept.add(source);
+          if (event.compactedBy === undefined || source < session.offset) continue;
+          if (event.type === 'toolResponse' && results.has(source) && typeof event.content === 'string' && event.id !== undefined) {
+            editOf(source).results.set(String(event.id), event.content);
+          } else if (event.type === 'toolRequest' && event.id !== undefined) {
+            editOf(source).inputs.add(String(event.id));
+          }
+        }
+      }
+      for (const h of reasoned) {
+        if (kept.has(h) && !reasoningKept.has(h) && h >= session.offset) editOf(h).reasoning = true;
+      }
+      const answer: NativeMessages = { format: native.format, messages: session.view(sources, summaries, edits) };
+      if (native.system != null) answer.system = native.system;
+      return answer;
+    },
+  };
+}
+
 // ---- plumbing ----------------------------------------------------------------------------------
 
 function run<Output>(request: Record<string, unknown>, caller: string): Output {
-  return callSession<Output>('compactionJson', request, caller).output as Output;
+  return callSession<Output>('compactionJson', engineRequest(request), caller).output as Output;
+}
+
+/** The engine reads the turns and the log: the native messages stay here. */
+function engineRequest(request: Record<string, unknown>): Record<string, unknown> {
+  const conversation = request.conversation as Conversation | undefined;
+  if (conversation === null || typeof conversation !== 'object' || conversation.native === undefined) return request;
+  const { native: _native, ...rest } = conversation;
+  return { ...request, conversation: rest };
 }
 
 /** The compact/dryRun request fields of the options (the summarizer stays here). */
 function compactFields(
   options: CompactOptions | undefined,
   caller: string,
+  native = false,
 ): Record<string, unknown> {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object') {
@@ -469,6 +691,15 @@ function compactFields(
     }
   }
   const out: Record<string, unknown> = { ...fields };
+  const policy = fields.toolCalls;
+  if (native && (policy === 'omit' || (typeof policy === 'object' && policy !== null && policy.policy === 'omit'))) {
+    // A provider message holds its calls among other content: strip them instead.
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: toolCalls 'omit' is not available for a conversation in a provider format; use 'strip'`,
+      '/toolCalls',
+    );
+  }
   if (summary !== undefined) {
     out.summary =
       summary === false ? null : typeof summary === 'string' ? { summary } : summary;
@@ -562,7 +793,7 @@ function withSummarizer<Output extends { fits?: boolean }, Result>(
     options.summarizer = given.summarizer ?? null; // async whenever the caller gave one
     finish = (output) => finishOutput({ ...output, fits: choice.fits });
   }
-  const request = { op, conversation, ...compactFields(options, caller), ...extra };
+  const request = { op, conversation, ...compactFields(options, caller, conversation?.native != null), ...extra };
   const summarizer = options?.summarizer;
   if (summarizer == null) return finish(run<Output>(request, caller));
   if (typeof summarizer !== 'function') {
@@ -575,7 +806,7 @@ function withSummarizer<Output extends { fits?: boolean }, Result>(
     for (let round = 0; ; round++) {
       const answer = callSession<Output, { summaries: Array<{ text: string; budget: number }> }>(
         'compactionJson',
-        { ...request, host },
+        engineRequest({ ...request, host }),
         caller,
       );
       if (answer.output !== undefined) return finish(answer.output);

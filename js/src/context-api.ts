@@ -2,7 +2,7 @@
 // The context manager (issue 7): a serialisable session whose state the session module holds by
 // handle (context_json.h, "Held states"), with a copy here that toJSON() returns and re-opens it.
 import { CompressError } from './errors.js';
-import type { MessageFormat } from './format-core.js';
+import type { MessageFormat } from './format-shapes.js';
 import { detectFormat } from './format-detect.js';
 import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
 import { NativeSession, type NativeHistory } from './session-formats.js';
@@ -558,11 +558,10 @@ export class ContextManager<Async extends boolean = boolean> {
         if (typeof source === 'number') indices.push(source);
         else for (let i = source[0]; i <= source[1]; i++) indices.push(i);
       }
-      const answer: ContextView = {
-        messages: native.view(indices, kept.map((m) => copyJson(m)) as unknown as Record<string, unknown>[]) as ChatMessage[],
-        validation,
-        usage,
-      };
+      const ranges = this.#state.checkpoints.map((c) => c.messageRange);
+      const copies = kept.map((m) => copyJson(m)) as unknown as Record<string, unknown>[];
+      const messages = native.view(indices, copies, undefined, ranges) as ChatMessage[];
+      const answer: ContextView = { messages, validation, usage };
       if (native.system != null) answer.system = clone(native.system);
       return answer;
     }

@@ -14,7 +14,7 @@ import {
   type ViewPart,
   type ViewSpec,
   problemList,
-} from './format-core.js';
+} from './format-shapes.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Which provider format a conversation is in, from its shapes (cce-wasm/formats' detectFormat; the
 // context manager detects with it too, without the formats entry's compress).
-import type { FormatOptions, MessageFormat } from './format-core.js';
+import type { FormatOptions, MessageFormat } from './format-shapes.js';
 import { isLangChainMessage } from './format-langchain.js';
 
 type Obj = Record<string, unknown>;

@@ -15,7 +15,7 @@ import {
   type FormatProblem,
   type ViewPart,
   type ViewSpec,
-} from './format-core.js';
+} from './format-shapes.js';
 import { validateOpenAIChat } from './format-openai-chat.js';
 
 type Obj = Record<string, unknown>;

@@ -4,7 +4,7 @@
 // Messages that all carry an `id` go to the engine as they are (its own dialect, `verbatim` keyed
 // by id, `_cce_original` provenance); this adapter serves the others.
 import { chatClearing, type ClearingShape } from './clearing.js';
-import { problemList, type FormatAdapter, type FormatProblem, type ViewSpec } from './format-core.js';
+import { problemList, type FormatAdapter, type FormatProblem, type ViewSpec } from './format-shapes.js';
 
 type Obj = Record<string, unknown>;
 

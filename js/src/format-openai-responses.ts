@@ -16,7 +16,7 @@ import {
   type FormatProblem,
   type ViewPart,
   type ViewSpec,
-} from './format-core.js';
+} from './format-shapes.js';
 
 type Obj = Record<string, unknown>;
 
@@ -49,20 +49,23 @@ const withText = (part: Obj, text: string): Obj => ({ ...part, text });
 
 // Per input array: whether some call before index i still waits for its output. Responses logs
 // interleave parallel calls, outputs, reasoning and text; an item while calls are open continues
-// their step, so that the engine keeps the whole step together (one pass, cached per array).
-const openCalls = new WeakMap<readonly unknown[], Uint8Array>();
+// their step, so that the engine keeps the whole step together. One pass, cached per array and
+// carried on where it stopped when the array has grown (the context manager's history, appended
+// to item by item, is scanned once in all rather than once per add).
+const openCalls = new WeakMap<readonly unknown[], { open: number[]; waiting: Set<string> }>();
 function callsOpenAt(items: readonly unknown[], index: number): boolean {
-  let open = openCalls.get(items);
-  if (open === undefined) {
-    open = new Uint8Array(items.length);
-    const waiting = new Set<string>();
-    items.forEach((item, i) => {
-      (open as Uint8Array)[i] = waiting.size > 0 ? 1 : 0;
-      if (!isObj(item) || item.call_id === undefined) return;
-      if (isCall(item)) waiting.add(String(item.call_id));
-      else if (isOutput(item)) waiting.delete(String(item.call_id));
-    });
-    openCalls.set(items, open);
+  let scan = openCalls.get(items);
+  if (scan === undefined) {
+    scan = { open: [], waiting: new Set<string>() };
+    openCalls.set(items, scan);
+  }
+  const { open, waiting } = scan;
+  for (let i = open.length; i <= index && i < items.length; i++) {
+    open.push(waiting.size > 0 ? 1 : 0);
+    const item = items[i];
+    if (!isObj(item) || item.call_id === undefined) continue;
+    if (isCall(item)) waiting.add(String(item.call_id));
+    else if (isOutput(item)) waiting.delete(String(item.call_id));
   }
   return open[index] === 1;
 }

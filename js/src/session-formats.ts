@@ -6,7 +6,8 @@
 // where the checkpoint boundary took some of its views, and each summary as a native text message.
 import { anthropicFormat } from './format-anthropic.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
-import type { FormatAdapter, MessageFormat, ViewOut, ViewSpec } from './format-core.js';
+import type { ClearingEdit } from './clearing.js';
+import type { FormatAdapter, MessageFormat, ViewOut, ViewSpec } from './format-shapes.js';
 import { isLangChainMessage, langChainFormat, langChainRole } from './format-langchain.js';
 import { openaiChatFormat } from './format-openai-chat.js';
 import { openaiResponsesFormat } from './format-openai-responses.js';
@@ -40,13 +41,15 @@ export function adapterOf(format: unknown, path: string): FormatAdapter<unknown>
   return adapter as FormatAdapter<unknown>;
 }
 
-/** The engine message of one view: a tool result, or an item continuing a step (a `callId`), is a
- * `tool` message, which the session engine keeps with the call before it. */
-function sessionMessage(spec: ViewSpec): Obj {
+/** @internal The engine message of one view: a tool result, or an item continuing a step (a
+ * `callId`), is a `tool` message, which the session engine keeps with the call before it.
+ * `callArguments`: keep every call's arguments (compaction counts and summarises them; its
+ * content parts count only their text). */
+export function sessionMessage(spec: ViewSpec, callArguments = false): Obj {
   const m: Obj = { role: spec.callId !== undefined ? 'tool' : spec.role, content: spec.content ?? '' };
   if (spec.toolCalls && spec.toolCalls.length > 0) {
     // Calls that are also content parts (Anthropic tool_use, AI SDK tool-call) are counted there.
-    m.tool_calls = spec.countCalls
+    m.tool_calls = spec.countCalls || callArguments
       ? spec.toolCalls
       : spec.toolCalls.map((call) => {
           const fn = ((call as Obj).function ?? {}) as Obj;
@@ -73,10 +76,15 @@ export class NativeSession {
   constructor(
     readonly format: MessageFormat,
     readonly system: unknown,
+    /** Where the options are, for error paths ('/config' for the context manager). */
+    where = '/config',
   ) {
-    this.adapter = adapterOf(format, '/config/format');
+    this.adapter = adapterOf(format, `${where}/format`);
     if (system != null && !this.adapter.system) {
-      throw new CompressError('InvalidInput', `system is for the anthropic format, not ${format}`, '/config/system');
+      throw new CompressError('InvalidInput', `system is for the anthropic format, not ${format}`, `${where}/system`);
+    }
+    if (system != null && typeof system !== 'string' && !Array.isArray(system)) {
+      throw new CompressError('InvalidInput', 'system must be a string or an array of text blocks', `${where}/system`);
     }
     this.offset = system != null ? 1 : 0;
   }
@@ -88,19 +96,34 @@ export class NativeSession {
     return content === undefined ? undefined : { role: 'system', content };
   }
 
-  /** The history messages of `messages` (plain JSON), recording them; `stored` are their copies. */
-  split(messages: readonly unknown[], stored: readonly unknown[]): Obj[] {
+  /** The history messages of `messages` (plain JSON), recording them; `stored` are their copies.
+   * `seen` is told each view's spec and history index (counted after the offset). */
+  split(
+    messages: readonly unknown[],
+    stored: readonly unknown[],
+    seen?: (spec: ViewSpec, h: number) => void,
+    caller = 'add()',
+  ): Obj[] {
     const out: Obj[] = [];
     for (let k = 0; k < messages.length; k++) {
       const message = messages[k];
       if (typeof message !== 'object' || message === null) {
-        throw new CompressError('InvalidInput', 'add(): a message must be an object', '/message');
+        throw new CompressError('InvalidInput', `${caller}: a message must be an object`, '/message');
       }
       const n = this.#originals.length;
-      // Responses reads an item's neighbours (is a call still waiting?): a fresh array each time.
-      const specs = this.adapter.split(message, n, [...this.#originals, message]);
+      // Responses reads the items before this one (is a call still waiting?): the list itself, so
+      // that its per-list scan carries on from where the last add stopped (never a copy, which
+      // would scan the whole history again on every add).
       this.#originals.push(message);
+      let specs: ViewSpec[];
+      try {
+        specs = this.adapter.split(message, n, this.#originals);
+      } catch (error) {
+        this.#originals.pop();
+        throw error;
+      }
       this.#stored.push(stored[k]);
+      if (seen) specs.forEach((spec, i) => seen(spec, this.#history() + i));
       this.#starts.push(this.#history());
       this.#counts.push(specs.length);
       for (const spec of specs) out.push(sessionMessage(spec));
@@ -111,6 +134,12 @@ export class NativeSession {
   #history(): number {
     const last = this.#counts.length - 1;
     return last < 0 ? 0 : (this.#starts[last] as number) + (this.#counts[last] as number);
+  }
+
+  /** Index of the message of history view `h` (counted from the history's start), or -1 for the
+   * system prompt. */
+  messageOf(h: number): number {
+    return h < this.offset ? -1 : this.#messageAt(h - this.offset);
   }
 
   /** Index of the message whose views include history view `h` (h counted after the offset). */
@@ -125,14 +154,21 @@ export class NativeSession {
     return lo;
   }
 
-  /** The native messages of a view: `sources` are history indices, -1 the next summary. */
-  view(sources: readonly number[], summaries: readonly Obj[]): unknown[] {
+  /** The native messages of a view: `sources` are history indices, -1 the next summary;
+   * `edits` what compaction strips of a kept message (by message index), through the adapter's
+   * clearing shape (the formats entry's clearToolResults / clearReasoning edits). */
+  view(
+    sources: readonly number[],
+    summaries: readonly Obj[],
+    edits?: ReadonlyMap<number, ClearingEdit>,
+    ranges?: ReadonlyArray<{ start: number; end: number }>,
+  ): unknown[] {
     const built: Array<{ message: unknown; made: boolean }> = [];
     let summary = 0;
     for (let k = 0; k < sources.length; ) {
       const source = sources[k] as number;
       if (source < 0) {
-        built.push({ message: this.#summary(summaries[summary++] as Obj), made: true });
+        built.push({ message: this.#summary(summaries[summary++] as Obj, ranges), made: true });
         k++;
         continue;
       }
@@ -148,12 +184,19 @@ export class NativeSession {
         outs[s - (this.#starts[n] as number)] = { changed: false };
       }
       const original = this.#originals[n];
+      const edit = edits?.get(n);
+      const clearing = this.adapter.clearing;
       if (outs.every((o) => o !== undefined)) {
-        built.push({ message: original, made: false });
+        if (edit === undefined || clearing === undefined) built.push({ message: original, made: false });
+        else {
+          const edited = clearing.edit(original, edit);
+          if (edited !== undefined) built.push({ message: edited, made: true });
+        }
         continue;
       }
-      const specs = this.adapter.split(original, n, this.#originals.slice(0, n + 1));
-      const rebuilt = this.adapter.rebuild(original, outs, specs);
+      const specs = this.adapter.split(original, n, this.#originals);
+      let rebuilt = this.adapter.rebuild(original, outs, specs);
+      if (rebuilt !== undefined && edit !== undefined && clearing !== undefined) rebuilt = clearing.edit(rebuilt, edit);
       if (rebuilt !== undefined) built.push({ message: rebuilt, made: true });
     }
     // Two neighbours a provider needs as one (Anthropic alternation), where one is new.
@@ -169,8 +212,8 @@ export class NativeSession {
   }
 
   /** A summary as a text message of the format (OpenAI Chat keeps the engine's own message). */
-  #summary(m: Obj): unknown {
-    const text = typeof m.content === 'string' ? m.content : '';
+  #summary(m: Obj, ranges?: ReadonlyArray<{ start: number; end: number }>): unknown {
+    const text = this.#numbered(typeof m.content === 'string' ? m.content : '', ranges);
     const role = m.role === 'assistant' || m.role === 'system' ? m.role : 'user';
     switch (this.format) {
       case 'openai-chat':
@@ -195,6 +238,22 @@ export class NativeSession {
         return { role, content: text };
       }
     }
+  }
+
+  /**
+   * The engine heads each checkpoint's section "[Summary of messages A-B]" in history views; the
+   * caller counts its own messages. Only headers of a checkpoint's range are renumbered (a
+   * summary body that quotes some other header is left alone).
+   */
+  #numbered(text: string, ranges?: ReadonlyArray<{ start: number; end: number }>): string {
+    if (!ranges || ranges.length === 0 || this.format === 'openai-chat') return text;
+    const known = new Set(ranges.map((r) => `${r.start + 1}-${r.end}`));
+    return text.replace(/(^|\n\n)\[Summary of messages (\d+)-(\d+)\]\n/g, (whole, lead: string, a: string, b: string) => {
+      const first = Number(a) - 1 - this.offset;
+      const last = Number(b) - 1 - this.offset;
+      if (!known.has(`${a}-${b}`) || first < 0 || last < first) return whole;
+      return `${lead}[Summary of messages ${this.#messageAt(first) + 1}-${this.#messageAt(last) + 1}]\n`;
+    });
   }
 
   /** The messages as given (copies). */

@@ -5,6 +5,7 @@
 // the caller's own objects, summaries as native messages, toJSON / fromJSON exact.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 
 import * as lc from '@langchain/core/messages';
@@ -135,6 +136,30 @@ describe('the context manager in every format', () => {
     }
   });
 
+  test('summary headers count the caller\'s messages, not the views', () => {
+    // An Anthropic history whose tool_result messages each carry text: two views per message.
+    const long = (i) => `Step ${i}: the importer commits after every row, which is slow; batching 500 rows at a time fixes it. `.repeat(8).trim();
+    const messages = [{ role: 'user', content: 'Speed up the importer.' }];
+    for (let i = 0; i < 6; i++) {
+      messages.push(
+        { role: 'assistant', content: [{ type: 'text', text: long(i) }, { type: 'tool_use', id: `t${i}`, name: 'run', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: long(i) }, { type: 'text', text: 'Go on.' }] },
+      );
+    }
+    const chat = createContextManager({ contextWindow: 1500, keepLast: 2, format: 'anthropic', system: 'Be brief.' });
+    chat.addMany(messages);
+    assert.equal(chat.compress().compressed, true);
+    const view = chat.view().messages;
+    const header = /^\[Summary of messages (\d+)-(\d+)\]/.exec(view[0].content[0].text);
+    assert.ok(header, 'a summary header');
+    // The first message after the summary is the caller's message k (0-based): the summary covers
+    // messages 1..k (1-based), however many views each of them was.
+    const next = messages.indexOf(view[1]);
+    assert.ok(next > 0);
+    assert.deepEqual([Number(header[1]), Number(header[2])], [1, next]);
+    assert.ok(chat.checkpoints[0].messageRange.end > next + 1, 'the engine counts more views than messages');
+  });
+
   test('the format is detected from the first message only one format has', () => {
     const chat = createContextManager({ contextWindow: 4000 });
     const hello = { role: 'user', content: 'Find the config loader.' };
@@ -163,5 +188,77 @@ describe('the context manager in every format', () => {
       () => createContextManager({ contextWindow: 4000, format: 'ai-sdk', system: 'Be brief.' }),
       (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/config/system',
     );
+    assert.throws(
+      () => createContextManager({ contextWindow: 4000, format: 'anthropic', system: { text: 'Be brief.' } }),
+      (e) => e instanceof CompressError && e.code === 'InvalidInput' && e.path === '/config/system',
+    );
   });
+});
+
+describe('add cost in every format', () => {
+  // Every message of the history is wrapped in a Proxy that counts the reads of its members while
+  // a later message is added: an add that reads (or rescans) the history grows with its length.
+  function readsPerAdd(format, messages, n) {
+    const state = { adding: -1, reads: 0 };
+    const wrap = (message, index) =>
+      format === 'langchain'
+        ? message // (LangChain instances keep private fields a Proxy cannot reach; read by class)
+        : new Proxy(message, {
+            get(target, key, receiver) {
+              if (index < state.adding) state.reads++;
+              return Reflect.get(target, key, receiver);
+            },
+          });
+    const chat = createContextManager({ contextWindow: 1e9, format });
+    const history = [];
+    for (let i = 0; history.length < n; i++) history.push(...messages[i % messages.length]);
+    history.length = n;
+    const wrapped = history.map(wrap);
+    for (let i = 0; i < n - 20; i++) chat.add(wrapped[i]);
+    // The last 20 adds: reads of earlier messages.
+    for (let i = n - 20; i < n; i++) {
+      state.adding = i;
+      chat.add(wrapped[i]);
+    }
+    return state.reads;
+  }
+
+  for (const [format, conversations] of cases) {
+    if (format === 'langchain') continue;
+    test(`${format}: an add reads no earlier message, however long the history`, () => {
+      const messages = conversations.map((c) => c.messages);
+      const short = readsPerAdd(format, messages, 100);
+      const long = readsPerAdd(format, messages, 400);
+      // No history scan at all (a copy of the list, rescanned, read every earlier item per add).
+      assert.ok(long <= short + 20, `${format}: ${short} reads at 100 messages, ${long} at 400`);
+      assert.ok(long < 200, `${format}: ${long} reads of earlier messages in 20 adds`);
+    });
+  }
+});
+
+describe('the session entries carry the adapters, not the compress engine', () => {
+  // The static imports an unbundled browser follows from each entry (what it downloads).
+  function graph(entry) {
+    const dir = new URL('.', import.meta.resolve(entry));
+    const seen = new Set();
+    const visit = (file) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(fileURLToPath(new URL(file, dir)), 'utf8');
+      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]\.\/([^'"]+)['"]/g)) visit(m[1]);
+    };
+    visit(new URL(import.meta.resolve(entry)).pathname.split('/').pop());
+    return seen;
+  }
+  for (const entry of ['cce-wasm/context', 'cce-wasm/compaction']) {
+    test(`${entry}: every adapter, no engine.js, no compress glue`, () => {
+      const files = graph(entry);
+      for (const adapter of ['format-anthropic.js', 'format-ai-sdk.js', 'format-openai-responses.js', 'format-langchain.js', 'format-openai-chat.js']) {
+        assert.ok(files.has(adapter), `${entry} has ${adapter}`);
+      }
+      for (const heavy of ['engine.js', 'format-core.js', 'transport.js', 'load.js', 'cce.mjs']) {
+        assert.ok(!files.has(heavy), `${entry} imports ${heavy}`);
+      }
+    });
+  }
 });

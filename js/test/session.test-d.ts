@@ -27,6 +27,9 @@ import {
   toAnthropic,
   toOpenAI,
   undo,
+  fromMessages,
+  toMessages,
+  type NativeMessages,
 } from 'cce-wasm/compaction';
 import { init, createContextManager as create2, compact as compact2 } from 'cce-wasm/session/init';
 import sessionWasm from 'cce-wasm/cce-session.wasm';
@@ -110,6 +113,16 @@ const back: OpenAIMessage[] = toOpenAI(events);
 const anthropic = toAnthropic(fromAnthropic([{ role: 'user', content: 'hi' }], 'be brief'));
 // @ts-expect-error Anthropic roles are user or assistant
 fromAnthropic([{ role: 'tool', content: 'x' }]);
+
+// Provider formats: native messages in, native messages out.
+const nativeIn = fromMessages([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], { format: 'anthropic', system: 'be brief' });
+const nativeFormat: 'openai-chat' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain' = nativeIn.native.format;
+const nativeOut: NativeMessages = project(compact(nativeIn, { profile: 'heavy' }).conversation, { format: 'messages' }).view;
+const nativeMessages: unknown[] = nativeOut.messages;
+const nativeDry: unknown[] = dryRun(nativeIn, { tokenBudget: 100, format: 'messages' }).view.messages;
+const restoredNative: unknown[] = toMessages(nativeIn).messages;
+// @ts-expect-error gemini is not a format
+fromMessages([], { format: 'gemini' });
 
 // ---- explicit init ----
 const ready: Promise<void> = init({ wasmModule: sessionWasm });
