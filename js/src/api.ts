@@ -25,23 +25,3 @@ export type {
   UncompressResult,
   VerbatimMap,
 } from './types.js';
-export { compressStable } from './compress-stable.js';
-export type { StableCompressOptions, StableCompressResult } from './compress-stable.js';
-export {
-  billRequests,
-  cacheBreakpointsOf,
-  cacheCostModel,
-  compactionPays,
-  createCacheBiller,
-  minimumSaving,
-  placeCacheBreakpoints,
-} from './cache-cost.js';
-export type {
-  BilledRequest,
-  BreakpointOptions,
-  CacheBiller,
-  CacheCostModel,
-  CacheRequest,
-  CacheTokenCounter,
-  ResolvedCacheCostModel,
-} from './cache-cost.js';

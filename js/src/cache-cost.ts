@@ -15,6 +15,8 @@
 //   newer models: pass `cachedPrice`). Writing costs nothing extra.
 import type { Message } from './types.js';
 
+export { compactionPoint } from './cache-policy.js';
+
 /** A provider's cache pricing; every field has a documented default. */
 export interface CacheCostModel {
   provider: 'anthropic' | 'openai';

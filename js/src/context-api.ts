@@ -2,6 +2,7 @@
 // The context manager (issue 7): a serialisable session whose state the session module holds by
 // handle (context_json.h, "Held states"), with a copy here that toJSON() returns and re-opens it.
 import { CompressError } from './errors.js';
+import { compactionPoint, type CachePrices } from './cache-policy.js';
 import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
 
 // ---- public shapes ------------------------------------------------------------------------------
@@ -105,6 +106,13 @@ export interface ContextCallbacks {
   onProgress?: (event: ProgressEvent) => void;
   /** The `createdAt` of checkpoints and the time of log events. Default: ISO 8601 now. */
   clock?: () => string | number;
+  /**
+   * The provider's prompt-cache prices (`{ provider: 'anthropic' | 'openai', ... }`, as
+   * `CacheCostModel` of `cce-wasm/cache`). With them `shouldCompress()` also holds, below the
+   * threshold, once the view has grown by the batch that makes a compaction cheapest
+   * (js/src/cache-policy.ts): fewer, larger rewrites of the cached prefix. Not serialised.
+   */
+  cacheCost?: CachePrices | null;
 }
 
 /** Options of {@link createContextManager}. */
@@ -306,6 +314,9 @@ export class ContextManager<Async extends boolean = boolean> {
   #held: HeldState | undefined;
   /** JSON of the history messages the last view() sent, by index. */
   #viewTexts = new Map<number, string>();
+  /** cacheCost: conversation tokens right after the last compress, and view() calls since. */
+  #compacted: number | undefined;
+  #viewsSince = 0;
 
   static {
     makeManager = (state, usage, callbacks) => new ContextManager(state, usage, callbacks);
@@ -408,7 +419,13 @@ export class ContextManager<Async extends boolean = boolean> {
 
   /** True when the view is over the threshold and a compress can reduce it. */
   shouldCompress(): boolean {
-    return this.#usage.shouldCompress;
+    const usage = this.#usage;
+    const prices = this.#callbacks.cacheCost;
+    if (usage.shouldCompress || prices == null || !usage.canCompress) return usage.shouldCompress;
+    const after = this.#compacted;
+    if (after === undefined || this.#viewsSince === 0) return false;
+    const growth = (usage.conversation - after) / this.#viewsSince;
+    return usage.conversation > compactionPoint(prices, after, growth);
   }
 
   /**
@@ -472,6 +489,7 @@ export class ContextManager<Async extends boolean = boolean> {
     // JSON of the manager's history (kept for the messages of the last view: the next one mostly
     // sends them again).
     const { sources, summaries, validation, usage } = this.#runSync<HeldView>('view', {});
+    this.#viewsSince++;
     const history = this.#state.messages;
     const texts = new Map<number, string>();
     for (const i of sources) {
@@ -688,7 +706,13 @@ export class ContextManager<Async extends boolean = boolean> {
     const { checkpoints, compressions, nextId, summaryTokens } = state;
     const archived = state.archive.length;
     const logged = state.events.length;
+    const compacted = this.#compacted;
+    const viewsSince = this.#viewsSince;
     this.#commit(outcome);
+    if (outcome.compressed) {
+      this.#compacted = outcome.usage.conversation;
+      this.#viewsSince = 0;
+    }
     try {
       this.#emit(outcome.progress, emitted);
     } catch (error) {
@@ -698,6 +722,8 @@ export class ContextManager<Async extends boolean = boolean> {
       this.#state = state;
       this.#normalised = normalised;
       this.#usage = usage;
+      this.#compacted = compacted;
+      this.#viewsSince = viewsSince;
       this.#release(); // the engine's state has the compression: open the copy again when needed
       throw error;
     }
@@ -727,8 +753,8 @@ export function createContextManager(config: ContextManagerConfig): ContextManag
       '/config',
     );
   }
-  const { tokenCounter, summarizer, onProgress, clock, ...settings } = config;
-  const callbacks = callbacksOf({ tokenCounter, summarizer, onProgress, clock });
+  const { tokenCounter, summarizer, onProgress, clock, cacheCost, ...settings } = config;
+  const callbacks = callbacksOf({ tokenCounter, summarizer, onProgress, clock, cacheCost });
   checkCallbacks(callbacks, 'createContextManager()');
   const answer = callSession<{ state: ContextState; usage: ContextUsage }>(
     'contextJson',
@@ -853,7 +879,7 @@ function listOp<Output>(op: string, fields: Record<string, unknown>, caller: str
 /** The callbacks without null / undefined members (null means "none", as undefined). */
 function callbacksOf(given: ContextCallbacks): ContextCallbacks {
   const callbacks: ContextCallbacks = {};
-  for (const key of ['tokenCounter', 'summarizer', 'onProgress', 'clock'] as const) {
+  for (const key of ['tokenCounter', 'summarizer', 'onProgress', 'clock', 'cacheCost'] as const) {
     if (given[key] != null) (callbacks as Record<string, unknown>)[key] = given[key];
   }
   return callbacks;
@@ -865,6 +891,14 @@ function checkCallbacks(callbacks: ContextCallbacks, caller: string): void {
     if (value !== undefined && typeof value !== 'function') {
       throw new CompressError('InvalidInput', `${caller}: ${key} must be a function`, `/${key}`);
     }
+  }
+  const prices = callbacks.cacheCost;
+  if (prices != null && !(prices.provider === 'anthropic' || prices.provider === 'openai')) {
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: cacheCost.provider must be 'anthropic' or 'openai'`,
+      '/cacheCost/provider',
+    );
   }
 }
 

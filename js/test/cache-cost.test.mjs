@@ -13,7 +13,7 @@ import {
   minimumSaving,
   placeCacheBreakpoints,
   uncompress,
-} from 'cce-wasm';
+} from 'cce-wasm/cache';
 
 // Messages that say how many tokens they are: the counter reads `n`.
 const msg = (role, name, n) => ({ role, content: name, n });
