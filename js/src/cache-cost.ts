@@ -13,7 +13,13 @@
 // - OpenAI: caching is automatic for prompts of 1,024 tokens or more, in 128-token steps; cached
 //   input is billed at a per-model discount (0.5x for gpt-4o, the default here; 0.25x or 0.1x for
 //   newer models: pass `cachedPrice`). Writing costs nothing extra.
-import type { Message } from './types.js';
+/** Any message object (OpenAI Chat, Anthropic, this package's Message): compared by its JSON. */
+export interface CacheMessage {
+  readonly role?: unknown;
+  readonly content?: unknown;
+  readonly metadata?: unknown;
+}
+type Message = CacheMessage;
 
 export { compactionPoint } from './cache-policy.js';
 

@@ -19,6 +19,7 @@ export type {
   BreakpointOptions,
   CacheBiller,
   CacheCostModel,
+  CacheMessage,
   CacheRequest,
   CacheTokenCounter,
   ResolvedCacheCostModel,

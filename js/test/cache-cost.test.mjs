@@ -8,12 +8,14 @@ import {
   billRequests,
   cacheCostModel,
   compactionPays,
+  compactionPoint,
   compressStable,
   createCacheBiller,
   minimumSaving,
   placeCacheBreakpoints,
   uncompress,
 } from 'cce-wasm/cache';
+import { createContextManager } from 'cce-wasm/context';
 
 // Messages that say how many tokens they are: the counter reads `n`.
 const msg = (role, name, n) => ({ role, content: name, n });
@@ -234,5 +236,49 @@ describe('compressStable', () => {
     }
     assert.throws(() => compressStable(history, { tokenBudget: -1 }), { code: 'InvalidInput' });
     assert.throws(() => compressStable(history, { tokenBudget: 10, target: 0 }), { code: 'InvalidInput' });
+  });
+});
+
+describe('the context manager with cacheCost', () => {
+  test('compactionPoint: the batch that minimises reads plus rewrites', () => {
+    // Anthropic: 4,000 + sqrt(2 × 1.15 × 4,000 × 700 / 0.1).
+    assert.equal(compactionPoint({ provider: 'anthropic' }, 4000, 700), 4000 + Math.sqrt(64_400_000));
+    // OpenAI at 0.5: 4,000 + sqrt(2 × 0.5 × 4,000 × 700 / 0.5).
+    assert.equal(compactionPoint({ provider: 'openai' }, 4000, 700), 4000 + Math.sqrt(5_600_000));
+    // A cheaper read batches more; a free one never compacts early.
+    assert.ok(compactionPoint({ provider: 'openai', cachedPrice: 0.1 }, 4000, 700) > 4000 + Math.sqrt(5_600_000));
+    assert.equal(compactionPoint({ provider: 'openai', cachedPrice: 1 }, 4000, 700), Infinity);
+  });
+
+  // A session of 300-token messages, one view per user turn.
+  const turn = (i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i} `.repeat(60) });
+  const counter = (m) => Math.ceil(String(m.content).length / 4);
+  function replay(cacheCost) {
+    const chat = createContextManager({ contextWindow: 40000, keepLast: 4, tokenCounter: counter, cacheCost });
+    let compressions = 0;
+    let largestAfterFirst = 0;
+    for (let i = 0; i < 400; i++) {
+      chat.add(turn(i));
+      compressions += chat.compressIfNeeded().filter((o) => o.compressed).length;
+      const { usage } = chat.view();
+      if (compressions > 0) largestAfterFirst = Math.max(largestAfterFirst, usage.conversation);
+    }
+    return { compressions, largestAfterFirst, threshold: chat.usage().threshold };
+  }
+
+  test('compacts in smaller batches below the threshold, by the cost model', () => {
+    const plain = replay(undefined);
+    const cached = replay({ provider: 'anthropic' });
+    assert.ok(plain.compressions >= 1);
+    assert.ok(cached.compressions > plain.compressions, `${cached.compressions} vs ${plain.compressions}`);
+    assert.ok(cached.largestAfterFirst < cached.threshold, `${cached.largestAfterFirst} vs ${cached.threshold}`);
+    // OpenAI's dearer reads (0.5x) make the batches smaller still.
+    assert.ok(replay({ provider: 'openai' }).compressions > cached.compressions);
+  });
+
+  test('an unknown provider is rejected', () => {
+    assert.throws(() => createContextManager({ contextWindow: 1000, cacheCost: { provider: 'x' } }), {
+      code: 'InvalidInput',
+    });
   });
 });
