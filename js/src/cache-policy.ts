@@ -18,20 +18,14 @@ export interface CachePrices {
   writePrice?: number;
 }
 
-/** Price of a cached token and of a new one (written, for Anthropic). */
-export function cachePrices(model: CachePrices): { cached: number; fresh: number } {
-  const anthropic = model.provider === 'anthropic';
-  const cached = model.cachedPrice ?? (anthropic ? 0.1 : 0.5);
-  const fresh = model.writePrice ?? (anthropic ? (model.ttl === '1h' ? 2 : 1.25) : 1);
-  return { cached, fresh };
-}
-
 /**
  * The conversation size (tokens) at which compacting is cheapest: `after` (tokens right after the
  * previous compaction) plus the batch size above, given `growth` tokens added per request.
  */
 export function compactionPoint(model: CachePrices, after: number, growth: number): number {
-  const { cached, fresh } = cachePrices(model);
-  if (!(cached > 0) || !(fresh > cached)) return Infinity;
+  const anthropic = model.provider === 'anthropic';
+  const cached = model.cachedPrice ?? (anthropic ? 0.1 : 0.5);
+  const fresh = model.writePrice ?? (anthropic ? (model.ttl === '1h' ? 2 : 1.25) : 1);
+  if (!(cached > 0 && fresh > cached)) return Infinity;
   return after + Math.sqrt((2 * (fresh - cached) * Math.max(0, after) * Math.max(0, growth)) / cached);
 }
