@@ -164,6 +164,24 @@ const POLICIES = {
       };
     },
   },
+  'stable-anthropic': {
+    label: '`compressStable`, `cacheCost: Anthropic`',
+    breakpoints: true,
+    start: (window, budget) => {
+      let last = null;
+      return {
+        call(history) {
+          last = compressStable(history, {
+            tokenBudget: budget,
+            tokenCounter,
+            previous: last,
+            cacheCost: { provider: 'anthropic' },
+          });
+          return last.messages;
+        },
+      };
+    },
+  },
   manager: {
     label: 'the context manager (defaults)',
     start: (window, budget) => managerPolicy({ contextWindow: window, promptBudget: window - budget }),

@@ -4,6 +4,7 @@
 // fits the budget; only when it does not is the whole conversation compressed again, to a lower
 // target so the next appends have room. A provider's prompt cache then reads the old prefix at its
 // discount on every call but the recompressions (js/src/cache-cost.ts bills it).
+import { compactionPoint, type CachePrices } from './cache-policy.js';
 import { compress } from './engine.js';
 import { CompressError } from './errors.js';
 import {
@@ -25,6 +26,12 @@ export interface StableCompressOptions extends SyncCompressOptions {
    * prefix once. Default 0.5.
    */
   target?: number;
+  /**
+   * The provider's cache prices (`{ provider: 'anthropic' | 'openai', ... }`): the output is also
+   * recompressed before the budget forces it, once it has grown past the point where one rewrite
+   * costs less than the reads it saves (`compactionPoint`, docs/cache-cost.md).
+   */
+  cacheCost?: CachePrices | null;
 }
 
 /** compress's result, plus what the next call needs to extend it. */
@@ -35,6 +42,8 @@ export interface StableCompressResult extends CompressResult {
   input: readonly Message[];
   /** The tokens of `messages`, by the same count the budget uses. */
   tokenCount: number;
+  /** Tokens right after the last recompression, and calls since (what `cacheCost` weighs). */
+  compacted: { tokens: number; calls: number };
 }
 
 /**
@@ -83,13 +92,17 @@ export function compressStable(
       '/options/summarizer',
     );
   }
-  const { previous, target: _target, ...rest } = options;
+  const { previous, target: _target, cacheCost, ...rest } = options;
   const count = messageCounter(rest);
   if (previous && extends_(messages, previous.input)) {
     const added = messages.slice(previous.input.length);
     let tokens = previous.tokenCount;
     for (const m of added) tokens += count(m);
-    if (tokens <= budget) {
+    const calls = (previous.compacted?.calls ?? 0) + 1;
+    const after = previous.compacted?.tokens ?? previous.tokenCount;
+    const due =
+      cacheCost != null && tokens > compactionPoint(cacheCost, after, (tokens - after) / calls);
+    if (tokens <= budget && !due) {
       return {
         ...previous,
         messages: previous.messages.concat(added),
@@ -97,16 +110,19 @@ export function compressStable(
         tokenCount: tokens,
         extended: true,
         input: messages.slice(),
+        compacted: { tokens: after, calls },
       };
     }
   }
   let result = compress(messages, { ...rest, tokenBudget: Math.floor(target * budget) });
   if (result.fits !== true && target < 1) result = compress(messages, { ...rest, tokenBudget: budget });
+  const tokenCount = result.tokenCount ?? 0;
   return {
     ...result,
-    tokenCount: result.tokenCount ?? 0,
+    tokenCount,
     extended: false,
     input: messages.slice(),
+    compacted: { tokens: tokenCount, calls: 0 },
   };
 }
 

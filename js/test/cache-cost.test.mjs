@@ -226,6 +226,24 @@ describe('compressStable', () => {
     assert.deepEqual(uncompress(next.messages, next.verbatim).messages, edited);
   });
 
+  test('with cacheCost it recompresses before the budget forces it, by the cost model', () => {
+    const run = (cacheCost) => {
+      let last = null;
+      let recompressions = 0;
+      for (let n = 20; n <= history.length; n++) {
+        const input = history.slice(0, n);
+        last = compressStable(input, { tokenBudget: budget, tokenCounter, previous: last, cacheCost });
+        if (!last.extended) recompressions++;
+        assert.ok(last.tokenCount <= budget);
+        assert.deepEqual(uncompress(last.messages, last.verbatim).messages, input);
+      }
+      return recompressions;
+    };
+    const forced = run(undefined);
+    // OpenAI's 0.5x reads make a rewrite pay sooner than Anthropic's 0.1x.
+    assert.ok(run({ provider: 'openai' }) > forced, `${run({ provider: 'openai' })} vs ${forced}`);
+  });
+
   test('fits whenever compress can fit; without a tokenCounter the engine estimate is followed', () => {
     let last = null;
     for (let n = 2; n <= history.length; n += 7) {
