@@ -110,9 +110,12 @@ export interface ContextCallbacks {
    * The provider's prompt-cache prices (`{ provider: 'anthropic' | 'openai', ... }`, as
    * `CacheCostModel` of `cce-wasm/cache`). With them `shouldCompress()` also holds, below the
    * threshold, once the view has grown by the batch that makes a compaction cheapest
-   * (js/src/cache-policy.ts): fewer, larger rewrites of the cached prefix. Not serialised.
+   * (js/src/cache-policy.ts): fewer, larger rewrites of the cached prefix. `minFill` (default
+   * 0.5) keeps that rule from compacting a view under `minFill × threshold` tokens: the
+   * cheapest batch is often small, and what a view holds is what the model can use. Not
+   * serialised.
    */
-  cacheCost?: CachePrices | null;
+  cacheCost?: (CachePrices & { minFill?: number }) | null;
 }
 
 /** Options of {@link createContextManager}. */
@@ -278,6 +281,11 @@ type Compressed<Async extends boolean> = Async extends true
     ? CompressOutcome
     : CompressOutcome | Promise<CompressOutcome>;
 
+// What a first compress leaves of the conversation, for cacheCost before there is one to measure:
+// summaries of 10-20 % of their range plus the kept tail (the replays of scripts/bench-cost.mjs
+// left 0.2-0.35 of it).
+const FIRST_COMPACTION_LEAVES = 0.3;
+
 // The constructor is private to the module: createContextManager builds through this.
 let makeManager: (
   state: ContextState,
@@ -422,9 +430,14 @@ export class ContextManager<Async extends boolean = boolean> {
     const usage = this.#usage;
     const prices = this.#callbacks.cacheCost;
     if (usage.shouldCompress || prices == null || !usage.canCompress) return usage.shouldCompress;
-    const after = this.#compacted;
-    if (after === undefined || this.#viewsSince === 0) return false;
-    const growth = (usage.conversation - after) / this.#viewsSince;
+    // Before the first compress, what it would leave is taken as FIRST_COMPACTION_LEAVES of the
+    // conversation, and the growth per view is measured from an empty one.
+    const after = this.#compacted ?? FIRST_COMPACTION_LEAVES * usage.conversation;
+    const start = this.#compacted ?? 0;
+    if (this.#viewsSince === 0 || usage.conversation <= (prices.minFill ?? 0.5) * usage.threshold) {
+      return false;
+    }
+    const growth = (usage.conversation - start) / this.#viewsSince;
     return usage.conversation > compactionPoint(prices, after, growth);
   }
 

@@ -275,23 +275,35 @@ describe('the context manager with cacheCost', () => {
     const chat = createContextManager({ contextWindow: 40000, keepLast: 4, tokenCounter: counter, cacheCost });
     let compressions = 0;
     let largestAfterFirst = 0;
+    let smallestCompacted = Infinity;
     for (let i = 0; i < 400; i++) {
       chat.add(turn(i));
-      compressions += chat.compressIfNeeded().filter((o) => o.compressed).length;
+      const before = chat.usage().conversation;
+      const done = chat.compressIfNeeded().filter((o) => o.compressed).length;
+      if (done > 0) smallestCompacted = Math.min(smallestCompacted, before);
+      compressions += done;
       const { usage } = chat.view();
       if (compressions > 0) largestAfterFirst = Math.max(largestAfterFirst, usage.conversation);
     }
-    return { compressions, largestAfterFirst, threshold: chat.usage().threshold };
+    return { compressions, largestAfterFirst, smallestCompacted, threshold: chat.usage().threshold };
   }
 
   test('compacts in smaller batches below the threshold, by the cost model', () => {
     const plain = replay(undefined);
-    const cached = replay({ provider: 'anthropic' });
+    const cached = replay({ provider: 'anthropic', minFill: 0 });
     assert.ok(plain.compressions >= 1);
     assert.ok(cached.compressions > plain.compressions, `${cached.compressions} vs ${plain.compressions}`);
     assert.ok(cached.largestAfterFirst < cached.threshold, `${cached.largestAfterFirst} vs ${cached.threshold}`);
     // OpenAI's dearer reads (0.5x) make the batches smaller still.
-    assert.ok(replay({ provider: 'openai' }).compressions > cached.compressions);
+    assert.ok(replay({ provider: 'openai', minFill: 0 }).compressions > cached.compressions);
+  });
+
+  test('minFill keeps the cost rule from compacting a small view', () => {
+    const plain = replay(undefined);
+    const floored = replay({ provider: 'openai' });
+    assert.ok(floored.compressions > plain.compressions);
+    assert.ok(floored.compressions < replay({ provider: 'openai', minFill: 0 }).compressions);
+    assert.ok(floored.smallestCompacted > 0.5 * floored.threshold, `${floored.smallestCompacted}`);
   });
 
   test('an unknown provider is rejected', () => {
