@@ -4,6 +4,7 @@
 import { CompressError } from './errors.js';
 import type { MessageFormat } from './format-shapes.js';
 import { detectFormat } from './format-detect.js';
+import { compactionPoint, type CachePrices } from './cache-policy.js';
 import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
 import { NativeSession, type NativeHistory } from './session-formats.js';
 
@@ -108,6 +109,16 @@ export interface ContextCallbacks {
   onProgress?: (event: ProgressEvent) => void;
   /** The `createdAt` of checkpoints and the time of log events. Default: ISO 8601 now. */
   clock?: () => string | number;
+  /**
+   * The provider's prompt-cache prices (`{ provider: 'anthropic' | 'openai', ... }`, as
+   * `CacheCostModel` of `cce-wasm/cache`). With them `shouldCompress()` also holds, below the
+   * threshold, once the view has grown by the batch that makes a compaction cheapest
+   * (js/src/cache-policy.ts): fewer, larger rewrites of the cached prefix. `minFill` (default
+   * 0.5) keeps that rule from compacting a view under `minFill × threshold` tokens: the
+   * cheapest batch is often small, and what a view holds is what the model can use. Not
+   * serialised.
+   */
+  cacheCost?: (CachePrices & { minFill?: number }) | null;
 }
 
 /** The message format of a manager (issue 20 item 1; not serialised with the settings). */
@@ -291,6 +302,11 @@ type Compressed<Async extends boolean> = Async extends true
     ? CompressOutcome
     : CompressOutcome | Promise<CompressOutcome>;
 
+// What a first compress leaves of the conversation, for cacheCost before there is one to measure:
+// summaries of 10-20 % of their range plus the kept tail (the replays of scripts/bench-cost.mjs
+// left 0.2-0.35 of it).
+const FIRST_COMPACTION_LEAVES = 0.3;
+
 // The constructor is private to the module: createContextManager builds through this.
 let makeManager: (
   state: ContextState,
@@ -333,6 +349,9 @@ export class ContextManager<Async extends boolean = boolean> {
   #native: NativeSession | undefined;
   /** No format yet and only plain messages so far: a later message may still name a format. */
   #detecting = false;
+  /** cacheCost: conversation tokens right after the last compress, and view() calls since. */
+  #compacted: number | undefined;
+  #viewsSince = 0;
 
   static {
     makeManager = (state, usage, callbacks, native) => {
@@ -477,7 +496,18 @@ export class ContextManager<Async extends boolean = boolean> {
 
   /** True when the view is over the threshold and a compress can reduce it. */
   shouldCompress(): boolean {
-    return this.#usage.shouldCompress;
+    const usage = this.#usage;
+    const prices = this.#callbacks.cacheCost;
+    if (usage.shouldCompress || prices == null || !usage.canCompress) return usage.shouldCompress;
+    // Before the first compress, what it would leave is taken as FIRST_COMPACTION_LEAVES of the
+    // conversation, and the growth per view is measured from an empty one.
+    const after = this.#compacted ?? FIRST_COMPACTION_LEAVES * usage.conversation;
+    const start = this.#compacted ?? 0;
+    if (this.#viewsSince === 0 || usage.conversation <= (prices.minFill ?? 0.5) * usage.threshold) {
+      return false;
+    }
+    const growth = (usage.conversation - start) / this.#viewsSince;
+    return usage.conversation > compactionPoint(prices, after, growth);
   }
 
   /**
@@ -545,6 +575,7 @@ export class ContextManager<Async extends boolean = boolean> {
       'view',
       known === undefined ? {} : { summariesKnown: known },
     );
+    this.#viewsSince++;
     if (summaries !== undefined || this.#viewSummaries === undefined) {
       this.#viewSummaries = { key: summaryKey, messages: summaries ?? [] };
     }
@@ -783,7 +814,13 @@ export class ContextManager<Async extends boolean = boolean> {
     const { checkpoints, compressions, nextId, summaryTokens } = state;
     const archived = state.archive.length;
     const logged = state.events.length;
+    const compacted = this.#compacted;
+    const viewsSince = this.#viewsSince;
     this.#commit(outcome);
+    if (outcome.compressed) {
+      this.#compacted = outcome.usage.conversation;
+      this.#viewsSince = 0;
+    }
     try {
       this.#emit(outcome.progress, emitted);
     } catch (error) {
@@ -793,6 +830,8 @@ export class ContextManager<Async extends boolean = boolean> {
       this.#state = state;
       this.#normalised = normalised;
       this.#usage = usage;
+      this.#compacted = compacted;
+      this.#viewsSince = viewsSince;
       this.#release(); // the engine's state has the compression: open the copy again when needed
       throw error;
     }
@@ -822,8 +861,8 @@ export function createContextManager(config: ContextManagerConfig): ContextManag
       '/config',
     );
   }
-  const { tokenCounter, summarizer, onProgress, clock, format, system, ...settings } = config;
-  const callbacks = callbacksOf({ tokenCounter, summarizer, onProgress, clock });
+  const { tokenCounter, summarizer, onProgress, clock, cacheCost, format, system, ...settings } = config;
+  const callbacks = callbacksOf({ tokenCounter, summarizer, onProgress, clock, cacheCost });
   checkCallbacks(callbacks, 'createContextManager()');
   const native =
     format !== undefined || system != null ? new NativeSession(format ?? 'anthropic', system) : undefined;
@@ -952,7 +991,7 @@ function listOp<Output>(op: string, fields: Record<string, unknown>, caller: str
 /** The callbacks without null / undefined members (null means "none", as undefined). */
 function callbacksOf(given: ContextCallbacks): ContextCallbacks {
   const callbacks: ContextCallbacks = {};
-  for (const key of ['tokenCounter', 'summarizer', 'onProgress', 'clock'] as const) {
+  for (const key of ['tokenCounter', 'summarizer', 'onProgress', 'clock', 'cacheCost'] as const) {
     if (given[key] != null) (callbacks as Record<string, unknown>)[key] = given[key];
   }
   return callbacks;
@@ -964,6 +1003,14 @@ function checkCallbacks(callbacks: ContextCallbacks, caller: string): void {
     if (value !== undefined && typeof value !== 'function') {
       throw new CompressError('InvalidInput', `${caller}: ${key} must be a function`, `/${key}`);
     }
+  }
+  const prices = callbacks.cacheCost;
+  if (prices != null && !(prices.provider === 'anthropic' || prices.provider === 'openai')) {
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: cacheCost.provider must be 'anthropic' or 'openai'`,
+      '/cacheCost/provider',
+    );
   }
 }
 

@@ -121,7 +121,7 @@ describe('npm pack', () => {
     );
     assert.deepEqual(esm, []);
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of ['.', './init', './context', './compaction', './cce.wasm', './formats', './ai-sdk', './langchain', './request'])
+    for (const entry of ['.', './init', './context', './compaction', './cce.wasm', './formats', './ai-sdk', './langchain', './request', './cache'])
       assert.ok(entries.includes(entry), `${entry} is analysed`);
   });
 
