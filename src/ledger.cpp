@@ -3,7 +3,6 @@
 #include "ledger.h"
 
 #include <algorithm>
-#include <set>
 #include <string_view>
 
 namespace cce {
@@ -17,7 +16,9 @@ bool isLower(char16_t c) { return c >= u'a' && c <= u'z'; }
 bool isUpper(char16_t c) { return c >= u'A' && c <= u'Z'; }
 bool isLetter(char16_t c) { return isLower(c) || isUpper(c); }
 bool isAlnum(char16_t c) { return isLetter(c) || isDigit(c); }
-bool isHex(char16_t c) { return isDigit(c) || (c >= u'a' && c <= u'f') || (c >= u'A' && c <= u'F'); }
+bool isHex(char16_t c) {
+  return isDigit(c) || (c >= u'a' && c <= u'f') || (c >= u'A' && c <= u'F');
+}
 bool isBlank(char16_t c) { return c == u' ' || c == u'\t' || c == u'\r'; }
 
 // Characters a token may contain: ASCII letters, digits and the punctuation of paths, URLs,
@@ -44,10 +45,13 @@ bool equalsAscii(View s, std::string_view a) {
   return true;
 }
 
-template <std::size_t N>
-bool oneOf(View s, const std::string_view (&list)[N]) {
-  for (std::string_view a : list) {
-    if (equalsAscii(s, a)) return true;
+// Whether `s` is one of the space-separated ASCII words of `list`.
+bool oneOf(View s, const char* list) {
+  for (const char* p = list; *p;) {
+    const char* end = p;
+    while (*end && *end != ' ') ++end;
+    if (equalsAscii(s, std::string_view(p, static_cast<std::size_t>(end - p)))) return true;
+    p = *end ? end + 1 : end;
   }
   return false;
 }
@@ -93,16 +97,12 @@ bool keyLike(View t) {
 
 // Units of "number with a unit"; case as written (MB is not mb). Ambiguous single letters other
 // than s, h, k, K, M and x are left out.
-constexpr std::string_view kUnits[] = {
-    "ms",    "s",     "sec",    "secs",    "second",  "seconds", "min",   "mins",  "minute",
-    "minutes", "h",   "hr",     "hrs",     "hour",    "hours",   "day",   "days",  "ns",
-    "us",    "B",     "KB",     "kB",      "MB",      "GB",      "TB",    "KiB",   "MiB",
-    "GiB",   "TiB",   "Kb",     "Mb",      "Gb",      "bytes",   "bits",  "Hz",    "kHz",
-    "MHz",   "GHz",   "px",     "pt",      "em",      "rem",     "%",     "tokens", "lines",
-    "chars", "files", "tests",  "rows",    "requests", "req/s",  "rps",   "qps",   "fps",
-    "k",     "K",     "M",      "x",       "ms/op",   "ops/s",   "cores", "threads", "GB/s",
-    "MB/s",  "KB/s",  "Gbps",   "Mbps",    "USD",     "EUR",
-};
+// Space-separated: one string costs less in the module than a table of views.
+constexpr char kUnits[] =
+    "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours day days ns us "
+    "B KB kB MB GB TB KiB MiB GiB TiB Kb Mb Gb bytes bits Hz kHz MHz GHz px pt em rem % "
+    "tokens lines chars files tests rows requests req/s rps qps fps k K M x ms/op ops/s "
+    "cores threads GB/s MB/s KB/s Gbps Mbps USD EUR";
 
 // The length of a leading decimal number (digits, optionally one . and digits), else 0.
 std::size_t numberLength(View t) {
@@ -175,23 +175,18 @@ bool tokenKind(View t, ArtifactKind& kind) {
 
 // A word that starts a shell command line. Prose starting with one of them ("make sure …", "find
 // the …") is told apart by its second word (kNotArguments) and its sentence punctuation.
-constexpr std::string_view kCommands[] = {
-    "npm",   "npx",   "yarn",   "pnpm",   "bun",    "deno",    "node",  "git",     "pip",
-    "pip3",  "python", "python3", "pytest", "cargo", "rustc",  "go",    "make",    "cmake",
-    "ctest", "docker", "kubectl", "helm",  "curl",   "wget",    "ls",    "cd",      "cat",
-    "grep",  "rg",    "sed",    "awk",    "rm",     "mkdir",   "cp",    "mv",      "chmod",
-    "sudo",  "apt",   "apt-get", "brew",  "tsc",    "gcc",     "g++",   "clang",   "uv",
-    "poetry", "ruby", "bundle", "rake",   "gradle", "mvn",     "java",  "javac",   "dotnet",
-    "terraform", "ssh", "scp",  "tar",    "unzip",  "export",  "source", "bash",   "sh",
-    "conda", "jest",  "vitest", "eslint", "prettier", "black", "ruff",  "mypy",    "swift",
-    "xcodebuild", "flutter", "composer", "php", "emcc", "emcmake", "ninja", "bazel",
-};
-constexpr std::string_view kNotArguments[] = {
-    "a",    "an",   "the",  "is",   "are",  "was",  "were", "be",   "it",   "its",  "that",
-    "this", "and",  "or",   "to",   "of",   "in",   "on",   "for",  "with", "you",  "i",
-    "we",   "they", "sure", "code", "out",  "up",   "me",   "us",   "them", "all",  "some",
-    "what", "how",  "why",  "if",   "so",   "but",  "not",  "can",  "will", "my",   "your",
-};
+// Space-separated: one string costs less in the module than a table of views.
+constexpr char kCommands[] =
+    "npm npx yarn pnpm bun deno node git pip pip3 python python3 pytest cargo rustc go make "
+    "cmake ctest docker kubectl helm curl wget ls cd cat grep rg sed awk rm mkdir cp mv "
+    "chmod sudo apt apt-get brew tsc gcc g++ clang uv poetry ruby bundle rake gradle mvn "
+    "java javac dotnet terraform ssh scp tar unzip export source bash sh conda jest vitest "
+    "eslint prettier black ruff mypy swift xcodebuild flutter composer php emcc emcmake "
+    "ninja bazel";
+// Space-separated: one string costs less in the module than a table of views.
+constexpr char kNotArguments[] =
+    "a an the is are was were be it its that this and or to of in on for with you i we they "
+    "sure code out up me us them all some what how why if so but not can will my your";
 
 View firstWord(View s) {
   std::size_t end = 0;
@@ -274,7 +269,15 @@ U16 shortened(View text, std::size_t limit) {
   return out;
 }
 
-U16 quoted(const U16& s) { return u"\"" + s + u"\""; }
+// `s` between `mark`s (quotes for requests and error lines, backticks for commands).
+U16 enclosed(const U16& s, char16_t mark) {
+  U16 out;
+  out.reserve(s.size() + 2);
+  out += mark;
+  out += s;
+  out += mark;
+  return out;
+}
 
 // The first sentence of a user message: up to the first . ! or ? followed by whitespace or the
 // end, or the first line break.
@@ -343,13 +346,15 @@ struct Collector {
     Artifact artifact;
   };
   std::size_t limit;
-  std::vector<Found> found;
-  std::set<U16> seen;
+  std::vector<Found> found;  // at most 6 * limit: the repeat check below stays bounded
   std::size_t perKind[6] = {};
 
   bool full(ArtifactKind kind) const { return perKind[static_cast<int>(kind)] >= limit; }
   void add(std::size_t at, U16 text, ArtifactKind kind) {
-    if (text.empty() || full(kind) || !seen.insert(text).second) return;
+    if (text.empty() || full(kind)) return;
+    for (const Found& f : found) {
+      if (f.artifact.text == text) return;
+    }
     ++perKind[static_cast<int>(kind)];
     found.push_back({at, Artifact{std::move(text), kind}});
   }
@@ -370,12 +375,12 @@ void scanLines(View text, Collector& c, std::size_t& steps) {
         if (!dumped) c.add(start, U16(dump), ArtifactKind::Reference);
         dumped = true;
       } else if (!c.full(ArtifactKind::Error) && isErrorLine(line)) {
-        c.add(start, quoted(shortened(line, kLedgerPhraseChars)), ArtifactKind::Error);
+        c.add(start, enclosed(shortened(line, kLedgerPhraseChars), u'"'), ArtifactKind::Error);
       } else if (!c.full(ArtifactKind::Command)) {
         View command = commandOf(line);
         if (!command.empty() && command.find(u'`') == View::npos) {
           U16 s = shortened(command, kLedgerPhraseChars);
-          if (!s.empty()) c.add(start, u"`" + s + u"`", ArtifactKind::Command);
+          if (!s.empty()) c.add(start, enclosed(s, u'`'), ArtifactKind::Command);
         }
       }
       // Inline code spans, 3 to 60 units (a fence's ``` is no span).
@@ -417,7 +422,7 @@ void scanTokens(View text, Collector& c, std::size_t& steps) {
     const bool dollar = i > 0 && text[i - 1] == u'$';
     if (number > 0 && (number == token.size() || oneOf(token.substr(number), kUnits))) {
       if (dollar) {
-        c.add(i, u"$" + U16(token), ArtifactKind::Quantity);
+        c.add(i - 1, U16(text.substr(i - 1, token.size() + 1)), ArtifactKind::Quantity);
       } else if (number < token.size()) {
         c.add(i, U16(token), ArtifactKind::Quantity);
       } else if (end + 1 < text.size() && text[end] == u' ' && token.size() == end - i) {
@@ -460,49 +465,56 @@ bool isHighEntropy(View t) {
   return keyLike(t);
 }
 
-std::vector<Artifact> artifactsOf(const LedgerSource& source, std::size_t limit,
-                                  std::size_t* steps) {
-  Collector c{limit, {}, {}, {}};
+namespace {
+
+// A source's artifacts, at most `perKind` of each kind, in order of appearance.
+std::vector<Collector::Found> collect(const LedgerSource& source, std::size_t perKind,
+                                      std::size_t* steps) {
+  Collector c{perKind, {}, {}};
   std::size_t read = 0;
   if (source.user && !startsWith(trimBlank(source.text), u"[cce:")) {
     View sentence = firstSentence(source.text);
     read += sentence.size();
     // One word is no request ("Thanks!", "continue").
     if (sentence.find(u' ') != View::npos) {
-      c.add(0, quoted(shortened(sentence, kLedgerPhraseChars)), ArtifactKind::Request);
+      c.add(0, enclosed(shortened(sentence, kLedgerPhraseChars), u'"'), ArtifactKind::Request);
     }
   }
   scanLines(source.text, c, read);
+  const std::size_t lines = c.found.size();
   scanTokens(source.text, c, read);
   if (steps) *steps += read;
-  std::stable_sort(c.found.begin(), c.found.end(),
-                   [](const Collector::Found& a, const Collector::Found& b) { return a.at < b.at; });
+  // Each scan finds in text order (a line's items share its start): merge the two by position.
+  std::vector<Collector::Found> merged;
+  merged.reserve(c.found.size());
+  std::size_t a = 0, b = lines;
+  while (a < lines || b < c.found.size()) {
+    const bool takeLine = b == c.found.size() || (a < lines && c.found[a].at <= c.found[b].at);
+    merged.push_back(std::move(c.found[takeLine ? a++ : b++]));
+  }
+  return merged;
+}
+
+}  // namespace
+
+std::vector<Artifact> artifactsOf(const LedgerSource& source, std::size_t limit,
+                                  std::size_t* steps) {
   std::vector<Artifact> out;
-  for (Collector::Found& f : c.found) {
+  for (Collector::Found& f : collect(source, limit, steps)) {
     if (out.size() >= limit) break;
     out.push_back(std::move(f.artifact));
   }
   return out;
 }
 
-std::vector<U16> artifacts(View text, std::size_t limit) {
-  Collector c{limit, {}, {}, {}};
-  std::size_t read = 0;
-  scanTokens(text, c, read);
-  std::vector<U16> out;
-  for (Collector::Found& f : c.found) {
-    if (out.size() >= limit) break;
-    out.push_back(std::move(f.artifact.text));
-  }
-  return out;
-}
-
 std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
-  std::vector<U16> out;
-  std::set<U16> seen;
+  std::vector<U16> out;  // at most maxUnits / 9 runs: the repeat check stays bounded
   std::size_t used = 0;
   auto keep = [&](View s) {
-    if (used + s.size() + 1 > maxUnits || !seen.insert(U16(s)).second) return;
+    if (used + s.size() + 1 > maxUnits) return;
+    for (const U16& o : out) {
+      if (o == s) return;
+    }
     used += s.size() + 1;
     out.emplace_back(s);
   };
@@ -532,34 +544,44 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
 
 U16 ledger(const std::vector<LedgerSource>& sources, std::size_t maxChars) {
   const std::size_t cap = std::min(kLedgerChars, maxChars);
-  // Each source gives at most kLedgerItems of each kind, so the choice below reads a bounded list.
+  // At most 4 * kLedgerItems candidates of each kind (in order of the sources), so that the
+  // repeat check and the choice below read a bounded list however many sources there are.
+  constexpr std::size_t kCandidates = 4 * kLedgerItems;
   std::vector<Artifact> all;
-  std::set<U16> seen;
+  std::size_t perKind[6] = {};
   for (const LedgerSource& source : sources) {
-    for (Artifact& a : artifactsOf(source, kLedgerItems * 6)) {
-      if (seen.insert(a.text).second) all.push_back(std::move(a));
+    for (Collector::Found& f : collect(source, kLedgerItems, nullptr)) {
+      Artifact& a = f.artifact;
+      std::size_t& n = perKind[static_cast<int>(a.kind)];
+      if (n >= kCandidates) continue;
+      bool seen = false;
+      for (const Artifact& b : all) seen = seen || b.text == a.text;
+      if (seen) continue;
+      ++n;
+      all.push_back(std::move(a));
     }
   }
-  std::stable_sort(all.begin(), all.end(), [](const Artifact& a, const Artifact& b) {
-    return static_cast<int>(a.kind) < static_cast<int>(b.kind);
-  });
   U16 out;
   std::vector<const Artifact*> phrases;
   std::size_t items = 0, requests = 0, errors = 0;
-  for (const Artifact& a : all) {
-    if (items >= kLedgerItems) break;
-    if (a.kind == ArtifactKind::Request && requests >= kLedgerRequests) continue;
-    if (a.kind == ArtifactKind::Error && errors >= kLedgerErrors) continue;
-    const bool phrase = a.kind == ArtifactKind::Request || a.kind == ArtifactKind::Error;
-    if (!phrase && containsIn(phrases, a.text)) continue;
-    const std::size_t add = a.text.size() + (items == 0 ? 3 : 2);
-    if (out.size() + add > cap) continue;
-    out += items == 0 ? u" | " : u", ";
-    out += a.text;
-    ++items;
-    if (a.kind == ArtifactKind::Request) ++requests;
-    if (a.kind == ArtifactKind::Error) ++errors;
-    if (phrase) phrases.push_back(&a);
+  // Kind by kind (the priority order), each in order of appearance.
+  for (int kind = 0; kind < 6 && items < kLedgerItems; ++kind) {
+    for (const Artifact& a : all) {
+      if (static_cast<int>(a.kind) != kind) continue;
+      if (items >= kLedgerItems) break;
+      if (a.kind == ArtifactKind::Request && requests >= kLedgerRequests) continue;
+      if (a.kind == ArtifactKind::Error && errors >= kLedgerErrors) continue;
+      const bool phrase = a.kind == ArtifactKind::Request || a.kind == ArtifactKind::Error;
+      if (!phrase && containsIn(phrases, a.text)) continue;
+      const std::size_t add = a.text.size() + (items == 0 ? 3 : 2);
+      if (out.size() + add > cap) continue;
+      out += items == 0 ? u" | " : u", ";
+      out += a.text;
+      ++items;
+      if (a.kind == ArtifactKind::Request) ++requests;
+      if (a.kind == ArtifactKind::Error) ++errors;
+      if (phrase) phrases.push_back(&a);
+    }
   }
   return out;
 }

@@ -55,10 +55,6 @@ struct LedgerSource {
 std::vector<Artifact> artifactsOf(const LedgerSource& source, std::size_t limit,
                                   std::size_t* steps = nullptr);
 
-/// The token-shaped artifacts of `text` (no requests, error lines or commands), as text; kept for
-/// callers and tests that want the plain list.
-std::vector<U16> artifacts(std::u16string_view text, std::size_t limit);
-
 /// Whether a whole token is high-entropy: 8+ hex digits with a digit and a letter (hashes,
 /// UUIDs), 0x and 6+ hex digits, or a 20+ unit base64/key-like run with digits and both cases.
 bool isHighEntropy(std::u16string_view token);

@@ -548,13 +548,9 @@ std::u16string summarize(View text, std::size_t budget) {
 }
 
 std::u16string summarize(View text, std::size_t budget, const SummarizeRules& rules) {
-  if (!rules.keepIdentifiersWhole && !rules.keepHighEntropy) return summarize(text, budget);
+  if (!rules.keepIdentifiersWhole) return summarize(text, budget);
   std::vector<Unit> units;
-  if (rules.keepIdentifiersWhole) {
-    collectUnitsKeepingIdentifiers(text, units);
-  } else {
-    collectUnits(text, units);
-  }
+  collectUnitsKeepingIdentifiers(text, units);
   std::u16string out = selectUnits(text, budget, units);
   if (!rules.keepHighEntropy) return out;
   const std::vector<U16> keep = highEntropyRuns(text, budget / 2);

@@ -35,7 +35,8 @@ struct SummarizeRules {
   /// High-entropy tokens (hashes, UUIDs, 0x addresses, key-like runs) and hex-dump runs stay
   /// verbatim (issue 18 item 4): when the selected units leave some out, up to half the budget is
   /// kept for them and the missing ones follow the selection, after " ... ", in order, joined by
-  /// spaces (ledger.h, highEntropyRuns). The result still never exceeds `budget`.
+  /// spaces (ledger.h, highEntropyRuns). The result still never exceeds `budget`. Applies with
+  /// keepIdentifiersWhole (the default mode sets both; one unit scan keeps the module small).
   bool keepHighEntropy = false;
 };
 

@@ -74,13 +74,12 @@ TEST_SUITE("ledger") {
         "Read src/upload/retry.ts and README.md, then set retryConfig.maxAttempts (max_attempts) "
         "before v2.14.3; see https://example.com/a?b=1. Commit 9f3c2ab1d7e4 and "
         "123e4567-e89b-12d3-a456-426614174000 again: src/upload/retry.ts. Plain words, 3.5 and 2024.");
-    std::vector<std::string> got;
-    for (const U16& a : cce::artifacts(text, 20)) got.push_back(s8(a));
+    const std::vector<std::string> got = textsOf(cce::artifactsOf({text, false}, 20));
     const std::vector<std::string> want = {
         "src/upload/retry.ts", "README.md", "retryConfig.maxAttempts", "max_attempts", "v2.14.3",
         "https://example.com/a?b=1", "9f3c2ab1d7e4", "123e4567-e89b-12d3-a456-426614174000"};
     CHECK(got == want);
-    CHECK(cce::artifacts(text, 2).size() == 2);
+    CHECK(cce::artifactsOf({text, false}, 2).size() == 2);
   }
 
   TEST_CASE("finds error lines: exceptions, compiler errors, test failures, a traceback's last line") {
@@ -213,6 +212,12 @@ TEST_SUITE("ledger") {
                     "9f3c2ab1d7e4, `npm test`, 30s, v2.14.3, value_0",
                     0) == 0);
     CHECK(got.find("value_29") == std::string::npos);
+    // An error line at the end of a long output is found after a hundred identifiers.
+    std::string output;
+    for (int i = 0; i < 100; ++i) output += "check_" + std::to_string(i) + " ok\n";
+    output += "AssertionError: expected 3 retries, got 5\n";
+    CHECK(s8(cce::ledger({{u(output), false}})).rfind(
+              " | \"AssertionError: expected 3 retries, got 5\", check_0", 0) == 0);
     CHECK(countOf(got, ", ") + 1 <= cce::kLedgerItems);
   }
 
