@@ -243,15 +243,19 @@ class Ladder {
       if (scan.committed > budget_) break;
       const std::size_t begin = units[run.firstUnit].firstInput;
       const std::size_t end = units[run.endUnit - 1].endInput;
-      U16 trail = ledgerOf(begin, end);
-      if (trail.empty()) continue;
-      OutputMessage withLedger = *run.stub;
-      withLedger.content = omissionStub(run.messages, run.chars, trail);
-      const double tokens = count(withLedger);
-      if (scan.committed + tokens - run.stubTokens > budget_) continue;
-      scan.committed += tokens - run.stubTokens;
-      run.stubTokens = tokens;
-      run.stub = std::move(withLedger);
+      // The full ledger, else one of half its size (its most valuable items) where that fits.
+      for (std::size_t share : {4, 8}) {
+        U16 trail = ledgerOf(begin, end, run.chars / share);
+        if (trail.empty()) break;
+        OutputMessage withLedger = *run.stub;
+        withLedger.content = omissionStub(run.messages, run.chars, trail);
+        const double tokens = count(withLedger);
+        if (scan.committed + tokens - run.stubTokens > budget_) continue;
+        scan.committed += tokens - run.stubTokens;
+        run.stubTokens = tokens;
+        run.stub = std::move(withLedger);
+        break;
+      }
     }
     // Applied even when they are not enough: the steps after this one edit the newest turn, which
     // is worth more than old groups.
@@ -410,17 +414,21 @@ class Ladder {
   }
 
   // The ledger of inputs [begin, end): of at most the first and the last kLedgerMessages texts,
-  // so that pricing a long run stays linear.
-  U16 ledgerOf(std::size_t begin, std::size_t end) const {
-    std::vector<std::u16string_view> texts;
+  // so that pricing a long run stays linear; at most `maxChars` units (a quarter of what it stands
+  // for, or less), so that a stub or note stays much cheaper than what it replaces.
+  U16 ledgerOf(std::size_t begin, std::size_t end, std::size_t maxChars) const {
+    std::vector<LedgerSource> texts;
     for (std::size_t i = begin; i < end; ++i) {
       if (i - begin >= kLedgerMessages && end - i > kLedgerMessages) {
         i = end - kLedgerMessages - 1;
         continue;
       }
-      if (messages_[i].contentIsString) texts.emplace_back(messages_[i].content);
+      if (messages_[i].contentIsString) {
+        const Scalar& role = messages_[i].role;
+        texts.push_back({messages_[i].content, role.isString() && role.text == u"user"});
+      }
     }
-    return ledger(texts);
+    return ledger(texts, maxChars);
   }
 
   // Clears entry k: a note with the ledger of what it stood for, else (when that costs as much
@@ -429,7 +437,7 @@ class Ladder {
     const OutputMessage& out = result_.messages[k];
     const std::size_t begin = out.provenance ? out.provenance->sources.front() : out.source;
     const std::size_t end = out.provenance ? out.provenance->sources.back() + 1 : out.source + 1;
-    U16 withLedger = clearedNote(originalChars(k), ledgerOf(begin, end));
+    U16 withLedger = clearedNote(originalChars(k), ledgerOf(begin, end, originalChars(k) / 4));
     if (replaceContent(k, withLedger)) return true;
     return replaceContent(k, clearedNote(originalChars(k)));
   }

@@ -171,6 +171,8 @@ SummarizeRules summarizeRules(const CompressOptions& options) {
   // The reference splits sentences at every `.`, cutting `retryConfig.maxAttempts`, `client.ts`
   // or `v1.2.3` apart (issue 6 item 3); the safe mode keeps them whole.
   rules.keepIdentifiersWhole = options.compat == Compat::Safe;
+  // Hashes, UUIDs and hex dumps are what a summary cannot paraphrase (issue 18 item 4).
+  rules.keepHighEntropy = options.compat == Compat::Safe;
   return rules;
 }
 

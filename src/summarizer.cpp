@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jscompat/sort.h"
+#include "ledger.h"
 #include "jscompat/string.h"
 #include "match/identifiers.h"
 
@@ -550,7 +551,28 @@ std::u16string summarize(View text, std::size_t budget, const SummarizeRules& ru
   if (!rules.keepIdentifiersWhole) return summarize(text, budget);
   std::vector<Unit> units;
   collectUnitsKeepingIdentifiers(text, units);
-  return selectUnits(text, budget, units);
+  std::u16string out = selectUnits(text, budget, units);
+  if (!rules.keepHighEntropy) return out;
+  const std::vector<U16> keep = highEntropyRuns(text, budget / 2);
+  auto missing = [&out](const U16& run) { return out.find(run) == std::u16string::npos; };
+  if (std::none_of(keep.begin(), keep.end(), missing)) return out;
+  // Room for every run (each with one separator, plus " ... " before them), then the selection in
+  // what is left, then the runs it did not already contain.
+  std::size_t reserve = 4;
+  for (const U16& run : keep) reserve += run.size() + 1;
+  out = selectUnits(text, budget - reserve, units);
+  bool first = true;
+  for (const U16& run : keep) {
+    if (!missing(run)) continue;
+    if (first) {
+      if (!out.empty()) out += u" ... ";
+      first = false;
+    } else {
+      out += u' ';
+    }
+    out += run;
+  }
+  return out;
 }
 
 }  // namespace cce

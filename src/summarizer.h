@@ -32,6 +32,12 @@ struct SummarizeRules {
   ///   drops it), so a paragraph without a sentence end is one unit, as in the reference.
   /// Units are scored with scoreSentence and selected exactly as in the reference.
   bool keepIdentifiersWhole = false;
+  /// High-entropy tokens (hashes, UUIDs, 0x addresses, key-like runs) and hex-dump runs stay
+  /// verbatim (issue 18 item 4): when the selected units leave some out, up to half the budget is
+  /// kept for them and the missing ones follow the selection, after " ... ", in order, joined by
+  /// spaces (ledger.h, highEntropyRuns). The result still never exceeds `budget`. Applies with
+  /// keepIdentifiersWhole (the default mode sets both; one unit scan keeps the module small).
+  bool keepHighEntropy = false;
 };
 
 std::u16string summarize(std::u16string_view text, std::size_t budget,

@@ -16,7 +16,6 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
 #include "json_io.h"
-#include "ledger.h"
 #include "pipeline.h"
 #include "pipeline_memo.h"
 #include "spend.h"
@@ -385,36 +384,5 @@ TEST_SUITE("budget fit") {
     CHECK(infeasible > 10);
     CHECK(cleared > 100);
     CHECK(notMonotone == 0);  // a smaller budget never gives more tokens
-  }
-}
-
-TEST_SUITE("ledger") {
-  TEST_CASE("keeps paths, identifiers, versions, URLs and hashes, in order, without repeats") {
-    const cce::U16 text = cce::js::fromUtf8(
-        "Read src/upload/retry.ts and README.md, then set retryConfig.maxAttempts (max_attempts) "
-        "before v2.14.3; see https://example.com/a?b=1. Commit 9f3c2ab1d7e4 and "
-        "123e4567-e89b-12d3-a456-426614174000 again: src/upload/retry.ts. Plain words, 3.5 and 2024.");
-    std::vector<std::string> got;
-    for (const cce::U16& a : cce::artifacts(text, 20)) got.push_back(cce::js::toUtf8(a));
-    const std::vector<std::string> want = {
-        "src/upload/retry.ts", "README.md", "retryConfig.maxAttempts", "max_attempts", "v2.14.3",
-        "https://example.com/a?b=1", "9f3c2ab1d7e4", "123e4567-e89b-12d3-a456-426614174000"};
-    CHECK(got == want);
-    CHECK(cce::artifacts(text, 2).size() == 2);
-  }
-
-  TEST_CASE("the ledger is bounded and empty without artifacts") {
-    const cce::U16 none = cce::js::fromUtf8("Nothing to see here, just words.");
-    CHECK(cce::ledger({none}).empty());
-    std::string many;
-    for (int i = 0; i < 40; ++i) many += "file_" + std::to_string(i) + ".py ";
-    const cce::U16 text = cce::js::fromUtf8(many);
-    const cce::U16 l = cce::ledger({text});
-    CHECK(cce::js::toUtf8(l).rfind(" | file_0.py, file_1.py", 0) == 0);
-    CHECK(l.size() <= cce::kLedgerChars);
-    std::size_t commas = 0;
-    for (char16_t c : l) commas += c == u',' ? 1 : 0;
-    CHECK(commas + 1 == cce::kLedgerItems);
-    CHECK(cce::js::toUtf8(cce::clearedNote(12, l)).rfind("[cce:cleared \u2014 12 chars | file_0", 0) == 0);
   }
 }
