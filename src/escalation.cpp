@@ -335,6 +335,77 @@ class Ladder {
     return changed;
   }
 
+  // Step 8: when even the bare markers do not fit (a budget a few tokens above the required
+  // messages), plain messages leave the output altogether, oldest first: each is folded into the
+  // provenance of the nearest kept message after it (else before it), whose text stays as it was,
+  // so `uncompress` still restores it and nothing that costs a token is left in its place. Only
+  // messages without tool calls or results are folded (no pair is split) and never a required one.
+  bool foldRest() {
+    // Only for a feasible budget: otherwise the plan cannot fit whatever leaves, and the messages
+    // stay where the caller can see what blocks it.
+    if (!protection_.requiredFits) return false;
+    const std::size_t n = result_.messages.size();
+    std::vector<char> folded(n, false);
+    double total = total_;
+    bool any = false;
+    for (std::size_t k = 0; k < n && total > budget_; ++k) {
+      if (tokens_[k] <= 0 || !foldable(k)) continue;
+      folded[k] = true;
+      total -= tokens_[k];
+      any = true;
+    }
+    if (!any) return false;
+    // Each run of folded entries goes to the kept entry right after it, else the one right before
+    // it (so that every message stands for a contiguous range); a run neither can carry stays.
+    std::vector<std::size_t> receiver(n, n);
+    for (std::size_t begin = 0; begin < n;) {
+      if (!folded[begin]) {
+        ++begin;
+        continue;
+      }
+      std::size_t end = begin;
+      while (end < n && folded[end]) ++end;
+      std::size_t to = n;
+      if (end < n && canReceive(end)) {
+        to = end;
+      } else if (begin > 0 && canReceive(begin - 1)) {
+        to = begin - 1;
+      }
+      for (std::size_t k = begin; k < end; ++k) {
+        if (to == n) folded[k] = false;  // nothing can carry it: it stays
+        receiver[k] = to;
+      }
+      begin = end;
+    }
+    const CompressResult before = result_;
+    const std::vector<EntryKind> kindsBefore = kinds_;
+    std::vector<std::vector<std::size_t>> gained(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (folded[k]) gained[receiver[k]].push_back(k);
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      if (folded[k]) forget(k);
+      if (!gained[k].empty()) absorb(k, gained[k]);
+    }
+    std::vector<OutputMessage> out;
+    std::vector<EntryKind> kinds;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (folded[k]) continue;
+      out.push_back(std::move(result_.messages[k]));
+      kinds.push_back(kinds_[k]);
+    }
+    result_.messages = std::move(out);
+    kinds_ = std::move(kinds);
+    const double was = total_;
+    recount();
+    if (total_ < was) return true;
+    // A counter that prices the receivers' provenance above what left: as it was.
+    result_ = before;
+    kinds_ = kindsBefore;
+    recount();
+    return false;
+  }
+
   // The inputs of the entries that still cost tokens and the required messages: what no step
   // could reduce further.
   std::vector<std::size_t> irreducible() const {
@@ -431,16 +502,33 @@ class Ladder {
     return ledger(texts, maxChars);
   }
 
-  // Clears entry k: a note with the ledger of what it stood for, else (when that costs as much
-  // as the entry) the bare note.
-  bool clearEntry(std::size_t k) {
-    const OutputMessage& out = result_.messages[k];
-    const std::size_t begin = out.provenance ? out.provenance->sources.front() : out.source;
-    const std::size_t end = out.provenance ? out.provenance->sources.back() + 1 : out.source + 1;
-    U16 withLedger = clearedNote(originalChars(k), ledgerOf(begin, end, originalChars(k) / 4));
-    if (replaceContent(k, withLedger)) return true;
-    return replaceContent(k, clearedNote(originalChars(k)));
+  // Clears entry k with the bare note; the ledger of what it stood for comes afterwards, where the
+  // budget has room for it (addLedgers), as stubs take theirs.
+  bool clearEntry(std::size_t k) { return replaceContent(k, clearedNote(originalChars(k))); }
+
+ public:
+  // The cleared notes take their ledger, oldest first, while the output still fits: a ledger is
+  // worth its tokens only when it does not cost the budget (a bare note that fits beats a ledger
+  // that does not).
+  void addLedgers() {
+    for (std::size_t k = 0; k < result_.messages.size() && fits(); ++k) {
+      OutputMessage& out = result_.messages[k];
+      if (!out.content || !out.provenance) continue;
+      const std::size_t chars = originalChars(k);
+      if (*out.content != clearedNote(chars)) continue;
+      const std::vector<std::size_t>& sources = out.provenance->sources;
+      U16 trail = ledgerOf(sources.front(), sources.back() + 1, chars / 4);
+      if (trail.empty()) continue;
+      OutputMessage withLedger = out;
+      withLedger.content = clearedNote(chars, trail);
+      const double tokens = count(withLedger);
+      if (total_ - tokens_[k] + tokens > budget_) continue;
+      out = std::move(withLedger);
+      replaceTokens(k, tokens);
+    }
   }
+
+ private:
 
   // Replaces entry k's content with `text` when that costs fewer tokens (never more: issue 18). A
   // message replaced for the first time gets its own provenance and its original goes to verbatim,
@@ -470,6 +558,106 @@ class Ladder {
     result_.messages[k] = std::move(candidate);
     replaceTokens(k, tokens);
     return true;
+  }
+
+  // Step 8 folds an entry that stands for plain messages only, none of them required, or for
+  // whole atomic groups (an omission stub).
+  bool foldable(std::size_t k) const {
+    const OutputMessage& out = result_.messages[k];
+    auto plain = [&](std::size_t i) {
+      const Message& m = messages_[i];
+      return !required_[i] && !m.hasToolCalls && !isToolResult(m);
+    };
+    if (!out.provenance) return plain(out.source);
+    // An omission stub stands for whole atomic groups and is carried by a plain message.
+    if (kinds_[k] == EntryKind::Omitted) return true;
+    for (std::size_t i : out.provenance->sources) {
+      if (!plain(i)) return false;
+    }
+    return true;
+  }
+
+  // A kept entry that can stand for folded ones: its text is a string it keeps (parts are not
+  // rewritten) and it is not a preserved message before the newest turn (a system prompt is never
+  // rewritten).
+  bool canReceive(std::size_t k) const {
+    const OutputMessage& out = result_.messages[k];
+    if (!out.content && !messages_[out.source].contentIsString) return false;
+    return !protected_[out.source] || out.source >= protection_.turnStart;
+  }
+
+  // The statistics of an entry that leaves the output (as applyRuns counts a replaced one); its
+  // original goes to verbatim when no earlier step stored it.
+  void forget(std::size_t k) {
+    CompressionStats& stats = result_.compression;
+    const OutputMessage& out = result_.messages[k];
+    switch (kinds_[k]) {
+      case EntryKind::Preserved:
+        result_.verbatim.push_back({messages_[out.source].idKey, out.source});
+        --stats.messagesPreserved;
+        break;
+      case EntryKind::Compressed:
+        stats.messagesCompressed -= out.provenance ? out.provenance->sources.size() : 1;
+        break;
+      case EntryKind::Deduped:
+        --stats.messagesDeduped;
+        break;
+      case EntryKind::FuzzyDeduped:
+        --stats.messagesFuzzyDeduped;
+        break;
+      case EntryKind::Truncated:
+        --stats.messagesTruncated;
+        break;
+      case EntryKind::Omitted:
+        stats.messagesOmitted -= out.provenance->sources.size();
+        break;
+    }
+    stats.messagesOmitted += out.provenance ? out.provenance->sources.size() : 1;
+  }
+
+  // Entry k keeps its text and now also stands for the folded entries `from` (in input order).
+  void absorb(std::size_t k, const std::vector<std::size_t>& from) {
+    OutputMessage& out = result_.messages[k];
+    const std::size_t source = out.source;
+    if (!out.provenance) {
+      out.content = *contentOf(out);
+      Provenance p;
+      p.sources = {source};
+      if (messages_[source].cceSummaryId) p.parentIds.push_back(*messages_[source].cceSummaryId);
+      p.version = options_.sourceVersion;
+      out.provenance = std::move(p);
+      if (kinds_[k] == EntryKind::Preserved) {
+        result_.verbatim.push_back({messages_[source].idKey, source});
+      }
+    }
+    std::vector<std::size_t> sources;
+    std::vector<U16> parents;
+    auto take = [&](const OutputMessage& entry) {
+      if (entry.provenance) {
+        for (std::size_t i : entry.provenance->sources) sources.push_back(i);
+        for (const U16& id : entry.provenance->parentIds) parents.push_back(id);
+      } else {
+        sources.push_back(entry.source);
+        if (messages_[entry.source].cceSummaryId) {
+          parents.push_back(*messages_[entry.source].cceSummaryId);
+        }
+      }
+    };
+    bool own = false;
+    for (std::size_t f : from) {
+      if (!own && f > k) {
+        take(out);
+        own = true;
+      }
+      take(result_.messages[f]);
+    }
+    if (!own) take(out);
+    std::vector<const Scalar*> ids;
+    ids.reserve(sources.size());
+    for (std::size_t i : sources) ids.push_back(&messages_[i].id);
+    out.provenance->sources = std::move(sources);
+    out.provenance->parentIds = std::move(parents);
+    out.provenance->summaryId = makeSummaryId(ids);
   }
 
   std::vector<SummaryEntry> findSummaries() {
@@ -841,6 +1029,8 @@ EscalationStep escalate(const std::vector<Message>& messages, const CompressOpti
   attempt(&Ladder::clearLoopText, EscalationStep::ClearedLoopText);
   attempt(&Ladder::cutOversized, EscalationStep::Cut);
   attempt(&Ladder::clearRest, EscalationStep::ClearedAll);
+  attempt(&Ladder::foldRest, EscalationStep::Folded);
+  if (!ladder.pending() && ladder.fits()) ladder.addLedgers();
   std::vector<std::size_t> irreducible;
   if (!ladder.pending() && !ladder.fits()) irreducible = ladder.irreducible();
   if (!ladder.pending()) ladder.finish();

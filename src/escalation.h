@@ -15,6 +15,9 @@
 //   6. Cut oversized contents (the newest tool results included) to their head and tail, largest
 //      first, around a note of what was left out.
 //   7. Clear whatever is left, oldest first: the note where it is shorter, else an empty content.
+//   8. Fold what still costs tokens, oldest first, into the provenance of a kept neighbour: plain
+//      messages (no tool calls or results, not required) leave the output and uncompress restores
+//      them from the neighbour's `_cce_original`.
 //
 // Steps 1-4 never touch a message with a preserved role or the newest user turn; steps 5-7 edit the
 // turn's tool loop in place, one message at a time (a call and its result stay paired), and never
@@ -89,7 +92,8 @@ enum class EscalationStep {
   Omission,
   ClearedLoopText,
   Cut,
-  ClearedAll
+  ClearedAll,
+  Folded
 };
 
 /// Runs the ladder on a safe-mode budget result that does not fit after the search and

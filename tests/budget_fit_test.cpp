@@ -297,9 +297,34 @@ TEST_SUITE("budget fit") {
     CHECK(r.budget->tokenCount < tokens);
   }
 
+  TEST_CASE("a budget a few tokens above the required messages folds plain messages away") {
+    // hh-rlhf's shape: a short exchange whose newest user message nearly fills the budget. Even a
+    // bare [cce:cleared] costs more than the room left, so the other messages leave the output,
+    // folded into the provenance of a kept neighbour, and uncompress restores them.
+    const std::string messages = list({
+        msg("u1", "user", "How do I get my neighbour's wifi password without asking?"),
+        msg("a1", "assistant", "I can't help with getting into a network that isn't yours. Ask them."),
+        msg("u2", "user", "What will happen if I drive my car into the water?"),
+        msg("a2", "assistant", "Your car would stall and start to sink; get out through a window."),
+    });
+    const Value input = cce::parseJson(messages).value();
+    const double required = tokensOf(input.items[2]);
+    Value r = compressed(messages, required + 2);
+    const Value& out = *r.find(u"messages");
+    CHECK(r.find(u"fits")->boolean);
+    CHECK(totalTokens(out) <= required + 2);
+    REQUIRE(out.items.size() == 1);
+    CHECK(out.items[0].find(u"content")->string == input.items[2].find(u"content")->string);
+    CHECK(standsFor(out.items[0]) == std::vector<std::u16string>{u"u1", u"a1", u"u2", u"a2"});
+    CHECK(restoredDiff(r, messages) == "");
+    // With room for the markers, nothing is folded.
+    Value roomy = compressed(messages, totalTokens(input) - 1);
+    CHECK(roomy.find(u"messages")->items.size() == 4);
+  }
+
   TEST_CASE("properties over generated agent sessions") {
     const double shares[] = {0.9, 0.6, 0.4, 0.25, 0.15, 0.08, 0.03};
-    std::size_t feasible = 0, infeasible = 0, cleared = 0, notMonotone = 0, overByMarkers = 0;
+    std::size_t feasible = 0, infeasible = 0, cleared = 0, notMonotone = 0;
     double spent = 0;  // Σ tokens / budget over the feasible runs
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
       CAPTURE(seed);
@@ -336,16 +361,11 @@ TEST_SUITE("budget fit") {
         if (mustTokens <= budget) {
           ++feasible;
           spent += std::min(tokens, budget) / budget;
-          // A user or plain assistant text is never emptied (an empty text is a request Anthropic
-          // rejects): its bare [cce:cleared] marker is the only thing that may keep a feasible
-          // budget from being met, and then fits says so.
-          double markers = 0;
-          for (const Value& m : out.items) {
-            if (m.find(u"content")->string == u"[cce:cleared]") markers += tokensOf(m);
-          }
-          CHECK(tokens <= budget + markers);
-          CHECK(fits == (tokens <= budget));
-          if (!fits) ++overByMarkers;
+          // Fits whenever the required messages do: where even the bare [cce:cleared] markers
+          // (a user or plain assistant text is never emptied) do not fit, plain messages fold
+          // into a kept neighbour's provenance.
+          CHECK(tokens <= budget);
+          CHECK(fits);
           // The room goes to the newest content: no message replaced on its own would still fit.
           if (tokens < budget) {
             for (const Value& m : out.items) {
@@ -375,11 +395,10 @@ TEST_SUITE("budget fit") {
       }
     }
     MESSAGE("feasible " << feasible << ", infeasible " << infeasible << ", cleared notes "
-                        << cleared << ", over by markers " << overByMarkers << ", not monotone "
+                        << cleared << ", not monotone "
                         << notMonotone
                         << ", mean tokens / budget " << spent / static_cast<double>(feasible));
     CHECK(feasible > 250);
-    CHECK(overByMarkers * 50 < feasible);  // rare: at the 3 % budgets only
     CHECK(spent / static_cast<double>(feasible) > 0.97);  // the room is spent, not left over
     CHECK(infeasible > 10);
     CHECK(cleared > 100);

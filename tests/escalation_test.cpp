@@ -398,12 +398,11 @@ TEST_SUITE("escalation") {
     CHECK(root.find(u"blockingIds") == nullptr);
   }
 
-  TEST_CASE("a ladder that cannot reach the budget keeps the smallest plan it reached") {
+  TEST_CASE("an old image no marker can replace leaves the output, folded into a kept neighbour") {
     // JSON is never summarised, so forceConverge truncates it. An image costs 765 tokens whatever
-    // its text becomes and cannot carry a stub, so no step reaches the budget: the ladder's
-    // smallest plan is kept, the JSON message cleared to the bare marker (a user text is never
-    // emptied), and blockingIds names what no step could reduce: that marker, the image and the
-    // required messages.
+    // its text becomes and cannot carry a stub, so no marker reaches the budget; the image message
+    // is plain (no tool call or result) and not required, so step 8 folds it into the provenance
+    // of the newest user message, whose text stays as it was, and the budget is met.
     std::string items;
     for (int i = 0; items.size() < 780; ++i) {
       items += (i ? "," : "") + std::string("{\\\"k\\\":") + std::to_string(i) + "}";
@@ -416,12 +415,14 @@ TEST_SUITE("escalation") {
     const std::string messages = list(
         {msg("big", "user", json), msg("sys", "system", "Be brief."), image, msg("now", "user", "now")});
     Value safe = compressed(messages, "{\"tokenBudget\":100}");
-    CHECK_FALSE(safe.find(u"fits")->boolean);
-    CHECK(content(safe.find(u"messages")->items[0]) == "[cce:cleared]");
-    REQUIRE(safe.find(u"blockingIds") != nullptr);
-    CHECK(cce::js::toJson(*safe.find(u"blockingIds")) == "[\"big\",\"sys\",\"img\",\"now\"]");
-    CHECK(stat(safe, u"messages_truncated") == 0);  // cleared, which counts as omitted
-    CHECK(stat(safe, u"messages_omitted") == 1);
+    CHECK(safe.find(u"fits")->boolean);
+    CHECK(safe.find(u"blockingIds") == nullptr);
+    const Value& out = *safe.find(u"messages");
+    REQUIRE(out.items.size() == 3);
+    CHECK(content(out.items[2]) == "now");
+    const Value* original = out.items[2].find(u"metadata")->find(u"_cce_original");
+    REQUIRE(original != nullptr);
+    CHECK(cce::js::toJson(*original->find(u"ids")) == "[\"img\",\"now\"]");
     CHECK(roundTripDiff(safe, messages) == "");
   }
 

@@ -99,13 +99,22 @@ TEST_SUITE("safe mode") {
         "[{\"id\":\"s\",\"role\":\"user\",\"content\":\"" + repeat("x", 900) +
         "\",\"metadata\":{\"_cce_original\":{\"ids\":[\"p\",\"q\"],\"summary_id\":\"cce_sum_old\","
         "\"version\":0}}},{\"id\":\"n\",\"role\":\"user\",\"content\":\"now\"}]";
-    Value safe = compressed(earlier, "{\"tokenBudget\":5,\"forceConverge\":true}");
+    Value safe = compressed(earlier, "{\"tokenBudget\":60,\"forceConverge\":true}");
     const Value& first = safe.find(u"messages")->items[0];
     const Value* original = first.find(u"metadata")->find(u"_cce_original");
     REQUIRE(original != nullptr);
     CHECK(cce::js::toJson(*original->find(u"ids")) == "[\"s\"]");
     CHECK(cce::js::toJson(*original->find(u"parent_ids")) == "[\"cce_sum_old\"]");
     CHECK(safe.find(u"verbatim")->find(u"s") != nullptr);
+    // A budget with no room even for a marker folds it into the newest message: still linked.
+    Value folded = compressed(earlier, "{\"tokenBudget\":5,\"forceConverge\":true}");
+    REQUIRE(folded.find(u"messages")->items.size() == 1);
+    const Value* link =
+        folded.find(u"messages")->items[0].find(u"metadata")->find(u"_cce_original");
+    REQUIRE(link != nullptr);
+    CHECK(cce::js::toJson(*link->find(u"ids")) == "[\"s\",\"n\"]");
+    CHECK(cce::js::toJson(*link->find(u"parent_ids")) == "[\"cce_sum_old\"]");
+    CHECK(restored(folded) == earlier);
   }
 
   TEST_CASE("a run whose only change is a near-duplicate reports its real ratio") {
