@@ -260,7 +260,8 @@ TEST_SUITE("token_estimate") {
     std::vector<std::u16string> texts = allSamples();
     const std::u16string pieces[] = {
         u"implementationDetails", u"   \n\n    ", u"1234567", u"───────", u"😀👍🏽𠀀",
-        u"\xD83D", u"\xDE00", u"(x)", u"АБВгд", u"中文。", u"한국어 단어", u"a", u" "};
+        u"\xD83D", u"\xDE00", u"(x)", u"АБВгд", u"中文。", u"한국어 단어", u"a", u" ",
+        u"Xk9fQ2mZr7TbW4pLs8Nd+/", u"Xk9fQ2mZr7TbW4pLs8Nd."};
     // Every piece, repeated past the two-halves threshold, with every shift of the middle.
     for (const std::u16string& piece : pieces) {
       for (std::size_t length : {300, 2100}) {
@@ -276,6 +277,14 @@ TEST_SUITE("token_estimate") {
     // and a text whose halves are different scripts.
     texts.push_back(std::u16string(5000, u'a'));
     texts.push_back(std::u16string(5000, u'\u2500'));
+    // Random-looking runs longer than the packed counts hold, across the seam or not.
+    for (std::size_t length : {70000, 140000, 140017}) {
+      std::u16string run;
+      while (run.size() < length) run += u"Xk9fQ2mZr7TbW4pLs8Nd+/";
+      run.resize(length);
+      texts.push_back(run);
+      texts.push_back(u"x " + run + u" tail");
+    }
     std::u16string mixed;
     for (const std::u16string& piece : pieces) {
       for (int i = 0; i < 40; ++i) mixed += piece;
