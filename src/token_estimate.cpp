@@ -487,6 +487,20 @@ struct RandomRuns {
     }
     run = (run & keep) + kRunIncrements.add[ascii];
   }
+  // Two ASCII units at i: one test for both, since a run usually just grows by two.
+  CCE_ALWAYS_INLINE void takePair(const char16_t* s, std::size_t i, char16_t c1, char16_t c2) {
+    const std::uint64_t before = run;
+    run = (run & kRunIncrements.keep[c1]) + kRunIncrements.add[c1];
+    run = (run & kRunIncrements.keep[c2]) + kRunIncrements.add[c2];
+    // A run that may have been long when it ended in the pair (or whose length reached the cut
+    // and wrapped) did not grow by two: the pair is taken again unit by unit.
+    if ((before & kRunFieldMax) + 1 >= kRandomRunMinLength &&
+        (run & kRunFieldMax) != (before & kRunFieldMax) + 2) {
+      run = before;
+      take(s, i);
+      take(s, i + 1);
+    }
+  }
   void finish(const char16_t* s, std::size_t end) {
     const std::size_t length = run & kRunFieldMax;
     if (length >= kRandomRunMinLength) total += randomUnitsOfRun(s, end - length, end, run);
@@ -624,8 +638,7 @@ struct FastScan {
       if ((c1 | c2) < 128) {
         const std::uint32_t k1 = t.kind[c1], k2 = t.kind[c2];
         if (((k1 | k2) & kNotPlain) == 0) {
-          random.take(s, i);
-          random.take(s, i + 1);
+          random.takePair(s, i, c1, c2);
           const PairTransition p = t.pairs[row + 8 * k1 + k2];
           milli += p.milli;
           row = p.nextRow;

@@ -261,7 +261,7 @@ TEST_SUITE("token_estimate") {
     const std::u16string pieces[] = {
         u"implementationDetails", u"   \n\n    ", u"1234567", u"───────", u"😀👍🏽𠀀",
         u"\xD83D", u"\xDE00", u"(x)", u"АБВгд", u"中文。", u"한국어 단어", u"a", u" ",
-        u"Xk9fQ2mZr7TbW4pLs8Nd+/", u"Xk9fQ2mZr7TbW4pLs8Nd."};
+        u"Xk9fQ2mZr7TbW4pLs8Nd+/", u"Xk9fQ2mZr7TbW4pLs8Nd.", u"/OEBPS/html/ch05.", u"/OEBPS/html/ch5."};
     // Every piece, repeated past the two-halves threshold, with every shift of the middle.
     for (const std::u16string& piece : pieces) {
       for (std::size_t length : {300, 2100}) {
