@@ -448,6 +448,12 @@ constexpr RunIncrements runIncrements() {
 }
 constexpr RunIncrements kRunIncrements = runIncrements();
 
+// RandomRuns::take of two plain units in one step: run = (run & keep) + add.
+struct RunPairStep {
+  std::uint64_t keep;
+  std::uint64_t add;
+};
+
 bool looksRandom(std::uint64_t run) {
   const std::uint64_t upper = (run / kRunUpper) & kRunFieldMax;
   const std::uint64_t lower = (run / kRunLower) & kRunFieldMax;
@@ -488,10 +494,9 @@ struct RandomRuns {
     run = (run & keep) + kRunIncrements.add[ascii];
   }
   // Two ASCII units at i: one test for both, since a run usually just grows by two.
-  CCE_ALWAYS_INLINE void takePair(const char16_t* s, std::size_t i, char16_t c1, char16_t c2) {
+  CCE_ALWAYS_INLINE void takePair(const char16_t* s, std::size_t i, const RunPairStep& pair) {
     const std::uint64_t before = run;
-    run = (run & kRunIncrements.keep[c1]) + kRunIncrements.add[c1];
-    run = (run & kRunIncrements.keep[c2]) + kRunIncrements.add[c2];
+    run = (run & pair.keep) + pair.add;
     // A run that may have been long when it ended in the pair (or whose length reached the cut
     // and wrapped) did not grow by two: the pair is taken again unit by unit.
     if ((before & kRunFieldMax) + 1 >= kRandomRunMinLength &&
@@ -528,13 +533,15 @@ constexpr bool kInterleavedScan = true;
 // ---- the speed build's scan: plain ASCII units two at a time -----------------------------------
 // Nearly every unit of a chat is ASCII, and no ASCII unit but a control is a symbol (the only unit
 // whose meaning depends on the unit before it) or a surrogate. The other ASCII units ("plain")
-// fall into six of the automaton's unit kinds, so two of them make one of 36 pairs: one load of a
-// table indexed by state and pair takes both steps, which halves the chain of dependent loads the
-// pass is made of and skips the repeat and surrogate tests. Any other unit takes the general step.
+// fall into six of the automaton's unit kinds, seven with the punctuation of base64 (which
+// random-looking runs hold), so two of them make one of 49 pairs: one load of a table indexed by
+// state and pair takes both steps, which halves the chain of dependent loads the pass is made of
+// and skips the repeat and surrogate tests, and one load of a table indexed by the pair takes the
+// random-looking runs' counts. Any other unit takes the general step.
 
-// The kind of each ASCII unit in the pair table: 0-5 for plain units, kNotPlain for the others.
+// The kind of each ASCII unit in the pair table: 0-6 for plain units, kNotPlain for the others.
 constexpr std::uint8_t kNotPlain = 64;
-constexpr std::uint32_t kPairRow = 64;     // a state's row: pairs at 8 * first + second (< 48) ...
+constexpr std::uint32_t kPairRow = 64;     // a state's row: pairs at 8 * first + second (< 56) ...
 constexpr std::uint32_t kSingleSlot = 56;  // ... and single units at 56 + kind
 
 constexpr std::uint8_t plainKind(Unit u) {
@@ -548,7 +555,28 @@ constexpr std::uint8_t plainKind(Unit u) {
     default: return kNotPlain;
   }
 }
-constexpr Unit kPlainUnits[6] = {kULower, kUUpper, kUDigit, kUBlank, kUNewline, kUPunct};
+constexpr std::uint8_t kBase64Punct = 6;  // + / _ - =: punctuation to the automaton
+constexpr std::uint32_t kPlainKinds = 7;
+constexpr Unit kPlainUnits[kPlainKinds] = {kULower,   kUUpper, kUDigit, kUBlank,
+                                           kUNewline, kUPunct, kUPunct};
+
+struct RunPairSteps {
+  RunPairStep pair[8 * kPlainKinds];
+};
+constexpr RunPairSteps runPairSteps() {
+  constexpr char kExample[kPlainKinds] = {'a', 'A', '0', ' ', '\n', '.', '+'};
+  RunPairSteps t{};
+  for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
+    for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
+      const int c1 = kExample[k1], c2 = kExample[k2];
+      t.pair[8 * k1 + k2] = {kRunIncrements.keep[c1] & kRunIncrements.keep[c2],
+                             (kRunIncrements.add[c1] & kRunIncrements.keep[c2]) +
+                                 kRunIncrements.add[c2]};
+    }
+  }
+  return t;
+}
+constexpr RunPairSteps kRunPairSteps = runPairSteps();
 
 struct PairTransition {
   std::uint16_t milli;    // the cost of both steps (or of the single one)
@@ -570,13 +598,14 @@ const PairTables& pairTables() {
       // Controls are symbols (see unitTable): they may repeat, so they take the general step.
       tables.kind[c] = unitOf[c] == kUSymbol ? kNotPlain : plainKind(unitOf[c]);
     }
+    for (char c : {'+', '/', '_', '-', '='}) tables.kind[static_cast<int>(c)] = kBase64Punct;
     for (int s = 0; s < kStateCount; ++s) {
       PairTransition* const row = tables.pairs + s * kPairRow;
-      for (std::uint32_t k1 = 0; k1 < 6; ++k1) {
+      for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
         const Step first = step(static_cast<std::uint8_t>(s), kPlainUnits[k1]);
         row[kSingleSlot + k1] = {static_cast<std::uint16_t>(costOf(first.features)),
                                  static_cast<std::uint16_t>(first.next * kPairRow)};
-        for (std::uint32_t k2 = 0; k2 < 6; ++k2) {
+        for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
           const Step second = step(first.next, kPlainUnits[k2]);
           row[8 * k1 + k2] = {
               static_cast<std::uint16_t>(costOf(first.features) + costOf(second.features)),
@@ -638,7 +667,7 @@ struct FastScan {
       if ((c1 | c2) < 128) {
         const std::uint32_t k1 = t.kind[c1], k2 = t.kind[c2];
         if (((k1 | k2) & kNotPlain) == 0) {
-          random.takePair(s, i, c1, c2);
+          random.takePair(s, i, kRunPairSteps.pair[8 * k1 + k2]);
           const PairTransition p = t.pairs[row + 8 * k1 + k2];
           milli += p.milli;
           row = p.nextRow;
