@@ -431,22 +431,34 @@ constexpr std::uint64_t kRunDigit = std::uint64_t{1} << 48;
 constexpr std::uint64_t kRunFieldMax = 0xFFFF;
 
 // What each ASCII unit adds to its run, and the mask that keeps the run (0 for the units that end
-// one). The mask is a table rather than a test of `add` so that compilers cannot turn it into a
-// branch, which prose mispredicts at every word's end.
+// one), by the unit's kind: a table of 128 bytes rather than of 128 words keeps the wasm small. The
+// mask is a table rather than a test of `add` so that compilers cannot turn it into a branch,
+// which prose mispredicts at every word's end.
 struct RunIncrements {
-  std::uint64_t add[128];
-  std::uint64_t keep[128];
+  std::uint8_t kind[128];  // 0 ends a run, then lower, upper, digit, base64 punctuation
+  std::uint64_t add[5];
+  std::uint64_t keep[5];
 };
 constexpr RunIncrements runIncrements() {
   RunIncrements t{};
-  for (int c = 'a'; c <= 'z'; ++c) t.add[c] = kRunLength + kRunLower;
-  for (int c = 'A'; c <= 'Z'; ++c) t.add[c] = kRunLength + kRunUpper;
-  for (int c = '0'; c <= '9'; ++c) t.add[c] = kRunLength + kRunDigit;
-  for (char c : {'+', '/', '_', '-', '='}) t.add[static_cast<int>(c)] = kRunLength;
-  for (int c = 0; c < 128; ++c) t.keep[c] = t.add[c] == 0 ? 0 : ~std::uint64_t{0};
+  for (int c = 'a'; c <= 'z'; ++c) t.kind[c] = 1;
+  for (int c = 'A'; c <= 'Z'; ++c) t.kind[c] = 2;
+  for (int c = '0'; c <= '9'; ++c) t.kind[c] = 3;
+  for (char c : {'+', '/', '_', '-', '='}) t.kind[static_cast<int>(c)] = 4;
+  t.add[1] = kRunLength + kRunLower;
+  t.add[2] = kRunLength + kRunUpper;
+  t.add[3] = kRunLength + kRunDigit;
+  t.add[4] = kRunLength;
+  for (int k = 1; k < 5; ++k) t.keep[k] = ~std::uint64_t{0};
   return t;
 }
 constexpr RunIncrements kRunIncrements = runIncrements();
+constexpr std::uint64_t runAdd(std::size_t ascii) {
+  return kRunIncrements.add[kRunIncrements.kind[ascii]];
+}
+constexpr std::uint64_t runKeep(std::size_t ascii) {
+  return kRunIncrements.keep[kRunIncrements.kind[ascii]];
+}
 
 // RandomRuns::take of two plain units in one step: run = (run & keep) + add.
 struct RunPairStep {
@@ -470,7 +482,7 @@ CCE_NOINLINE std::uint64_t randomUnitsOfRun(const char16_t* s, std::size_t begin
   std::uint64_t prefix = 0;
   std::uint64_t longest = 0;
   for (std::size_t i = begin; i < end; ++i) {
-    prefix += kRunIncrements.add[s[i]];
+    prefix += runAdd(s[i]);
     if (looksRandom(prefix)) longest = i + 1 - begin;
   }
   return longest;
@@ -484,14 +496,14 @@ struct RandomRuns {
   CCE_ALWAYS_INLINE void take(const char16_t* s, std::size_t i) {
     const char16_t c = s[i];
     const std::size_t ascii = c < 128 ? c : 0;  // NUL ends a run like any non-ASCII unit
-    const std::uint64_t keep = kRunIncrements.keep[ascii];
+    const std::uint64_t keep = runKeep(ascii);
     // Runs shorter than 16 (words, numbers: nearly all of them) never get here: predicted.
     if ((run & kRunFieldMax) >= kRandomRunMinLength &&
         (keep == 0 || (run & kRunFieldMax) == kRunFieldMax)) {
       total += randomUnitsOfRun(s, i - (run & kRunFieldMax), i, run);
       run = 0;
     }
-    run = (run & keep) + kRunIncrements.add[ascii];
+    run = (run & keep) + runAdd(ascii);
   }
   // Two ASCII units at i: one test for both, since a run usually just grows by two.
   CCE_ALWAYS_INLINE void takePair(const char16_t* s, std::size_t i, const RunPairStep& pair) {
@@ -569,9 +581,7 @@ constexpr RunPairSteps runPairSteps() {
   for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
     for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
       const int c1 = kExample[k1], c2 = kExample[k2];
-      t.pair[8 * k1 + k2] = {kRunIncrements.keep[c1] & kRunIncrements.keep[c2],
-                             (kRunIncrements.add[c1] & kRunIncrements.keep[c2]) +
-                                 kRunIncrements.add[c2]};
+      t.pair[8 * k1 + k2] = {runKeep(c1) & runKeep(c2), (runAdd(c1) & runKeep(c2)) + runAdd(c2)};
     }
   }
   return t;
@@ -721,7 +731,7 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
   // cuts, to the run's end, where the second half's count of its part stops.
   b.random.finish(s, n);
   std::size_t runEnd = half;
-  while (runEnd < n && s[runEnd] < 128 && kRunIncrements.keep[s[runEnd]] != 0) ++runEnd;
+  while (runEnd < n && s[runEnd] < 128 && runKeep(s[runEnd]) != 0) ++runEnd;
   const std::size_t open = a.random.run & kRunFieldMax;
   std::uint64_t random = a.random.total + b.random.total;
   if (open > 0 && runEnd > half) {
