@@ -44,6 +44,7 @@ constexpr std::array<std::uint32_t, kFeatureCount> kTokenFeatureCostMilli = {
     162,   // kSymbolRepeats
     1970,  // kJoiners
     1768,  // kAstral
+    180,   // kRandomChars: not fitted; o200k spends 0.176 more per unit on random base64 (below)
 };
 
 namespace {
@@ -406,6 +407,132 @@ void scan(const char16_t* s, std::size_t begin, std::size_t end, Sink& sink) {
   while (!reader.done()) sink.advance(reader.read(sink));
 }
 
+// ---- random-looking runs ------------------------------------------------------------------------
+// The automaton prices a run of base64 characters like identifiers, about 0.51 tokens a unit;
+// o200k_base spends 0.69 on random base64 (measured over 8 to 4,096 random bytes: 0.176 more a
+// unit), because its merges are words and random letters hardly merge. A run is random-looking
+// when its letters are not words: both cases well mixed and digits among them (base64 data,
+// encrypted content, keys); hex, camelCase identifiers and prose fail the mix test.
+//
+// kRandomChars counts, for each maximal run of base64 units (A-Z a-z 0-9 + / _ - =), the length of
+// its longest prefix of at least 16 units that holds a digit and whose letters are each at least
+// 30 % upper- and lower-case (for a random run, the whole run). A prefix, not the whole run, so that
+// appending a unit never lowers the count; runs end at any other unit, so a text split at a blank
+// counts the same in its parts.
+constexpr std::uint32_t kRandomRunMinLength = 16;
+constexpr std::uint32_t kRandomRunCaseShareTenths = 3;
+
+// A run's counts packed in one word: length in bits 0-15, upper-case letters in 16-31, lower-case
+// in 32-47, digits in 48-63. A run is cut (and starts again) at 65,535 units.
+constexpr std::uint64_t kRunLength = 1;
+constexpr std::uint64_t kRunUpper = std::uint64_t{1} << 16;
+constexpr std::uint64_t kRunLower = std::uint64_t{1} << 32;
+constexpr std::uint64_t kRunDigit = std::uint64_t{1} << 48;
+constexpr std::uint64_t kRunFieldMax = 0xFFFF;
+
+// What each ASCII unit adds to its run, and the mask that keeps the run (0 for the units that end
+// one), by the unit's kind: a table of 128 bytes rather than of 128 words keeps the wasm small. The
+// mask is a table rather than a test of `add` so that compilers cannot turn it into a branch,
+// which prose mispredicts at every word's end.
+struct RunIncrements {
+  std::uint8_t kind[128];  // 0 ends a run, then lower, upper, digit, base64 punctuation
+  std::uint64_t add[5];
+  std::uint64_t keep[5];
+};
+constexpr RunIncrements runIncrements() {
+  RunIncrements t{};
+  for (int c = 'a'; c <= 'z'; ++c) t.kind[c] = 1;
+  for (int c = 'A'; c <= 'Z'; ++c) t.kind[c] = 2;
+  for (int c = '0'; c <= '9'; ++c) t.kind[c] = 3;
+  for (char c : {'+', '/', '_', '-', '='}) t.kind[static_cast<int>(c)] = 4;
+  t.add[1] = kRunLength + kRunLower;
+  t.add[2] = kRunLength + kRunUpper;
+  t.add[3] = kRunLength + kRunDigit;
+  t.add[4] = kRunLength;
+  for (int k = 1; k < 5; ++k) t.keep[k] = ~std::uint64_t{0};
+  return t;
+}
+constexpr RunIncrements kRunIncrements = runIncrements();
+constexpr std::uint64_t runAdd(std::size_t ascii) {
+  return kRunIncrements.add[kRunIncrements.kind[ascii]];
+}
+constexpr std::uint64_t runKeep(std::size_t ascii) {
+  return kRunIncrements.keep[kRunIncrements.kind[ascii]];
+}
+
+// RandomRuns::take of two plain units in one step: run = (run & keep) + add.
+struct RunPairStep {
+  std::uint64_t keep;
+  std::uint64_t add;
+};
+
+bool looksRandom(std::uint64_t run) {
+  const std::uint64_t upper = (run / kRunUpper) & kRunFieldMax;
+  const std::uint64_t lower = (run / kRunLower) & kRunFieldMax;
+  const std::uint64_t letters = upper + lower;
+  return (run & kRunFieldMax) >= kRandomRunMinLength && run >= kRunDigit &&
+         10 * upper >= kRandomRunCaseShareTenths * letters &&
+         10 * lower >= kRandomRunCaseShareTenths * letters;
+}
+
+// kRandomChars of the run [begin, end) (at least kRandomRunMinLength units) whose counts are `run`.
+CCE_NOINLINE std::uint64_t randomUnitsOfRun(const char16_t* s, std::size_t begin,
+                                            std::size_t end, std::uint64_t run) {
+  if (looksRandom(run)) return end - begin;  // a random run: its longest prefix is itself
+  std::uint64_t prefix = 0;
+  std::uint64_t longest = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    prefix += runAdd(s[i]);
+    if (looksRandom(prefix)) longest = i + 1 - begin;
+  }
+  return longest;
+}
+
+// The runs of a text read unit by unit: `take` the units in order, then `finish` at the end.
+struct RandomRuns {
+  std::uint64_t run = 0;  // packed counts of the open run, which ends before the next unit
+  std::uint64_t total = 0;
+
+  CCE_ALWAYS_INLINE void take(const char16_t* s, std::size_t i) {
+    const char16_t c = s[i];
+    const std::size_t ascii = c < 128 ? c : 0;  // NUL ends a run like any non-ASCII unit
+    const std::uint64_t keep = runKeep(ascii);
+    // Runs shorter than 16 (words, numbers: nearly all of them) never get here: predicted.
+    if ((run & kRunFieldMax) >= kRandomRunMinLength &&
+        (keep == 0 || (run & kRunFieldMax) == kRunFieldMax)) {
+      total += randomUnitsOfRun(s, i - (run & kRunFieldMax), i, run);
+      run = 0;
+    }
+    run = (run & keep) + runAdd(ascii);
+  }
+  // Two ASCII units at i: one test for both, since a run usually just grows by two.
+  CCE_ALWAYS_INLINE void takePair(const char16_t* s, std::size_t i, const RunPairStep& pair) {
+    const std::uint64_t before = run;
+    run = (run & pair.keep) + pair.add;
+    // A run that may have been long when it ended in the pair (or whose length reached the cut
+    // and wrapped) did not grow by two: the pair is taken again unit by unit.
+    if ((before & kRunFieldMax) + 1 >= kRandomRunMinLength &&
+        (run & kRunFieldMax) != (before & kRunFieldMax) + 2) {
+      run = before;
+      take(s, i);
+      take(s, i + 1);
+    }
+  }
+  void finish(const char16_t* s, std::size_t end) {
+    const std::size_t length = run & kRunFieldMax;
+    if (length >= kRandomRunMinLength) total += randomUnitsOfRun(s, end - length, end, run);
+    run = 0;
+  }
+};
+
+// kRandomChars of [begin, end), read serially.
+std::uint64_t randomRunUnits(const char16_t* s, std::size_t begin, std::size_t end) {
+  RandomRuns runs;
+  for (std::size_t i = begin; i < end; ++i) runs.take(s, i);
+  runs.finish(s, end);
+  return runs.total;
+}
+
 // The size-built module (wasm/CMakeLists.txt) scans serially through the general step: the
 // speed build's scan below holds the automaton twice more (the ASCII table's filling and the
 // interleaved loop: 0.56 KB gzip of cce.wasm for the interleaving alone).
@@ -418,13 +545,15 @@ constexpr bool kInterleavedScan = true;
 // ---- the speed build's scan: plain ASCII units two at a time -----------------------------------
 // Nearly every unit of a chat is ASCII, and no ASCII unit but a control is a symbol (the only unit
 // whose meaning depends on the unit before it) or a surrogate. The other ASCII units ("plain")
-// fall into six of the automaton's unit kinds, so two of them make one of 36 pairs: one load of a
-// table indexed by state and pair takes both steps, which halves the chain of dependent loads the
-// pass is made of and skips the repeat and surrogate tests. Any other unit takes the general step.
+// fall into six of the automaton's unit kinds, seven with the punctuation of base64 (which
+// random-looking runs hold), so two of them make one of 49 pairs: one load of a table indexed by
+// state and pair takes both steps, which halves the chain of dependent loads the pass is made of
+// and skips the repeat and surrogate tests, and one load of a table indexed by the pair takes the
+// random-looking runs' counts. Any other unit takes the general step.
 
-// The kind of each ASCII unit in the pair table: 0-5 for plain units, kNotPlain for the others.
+// The kind of each ASCII unit in the pair table: 0-6 for plain units, kNotPlain for the others.
 constexpr std::uint8_t kNotPlain = 64;
-constexpr std::uint32_t kPairRow = 64;     // a state's row: pairs at 8 * first + second (< 48) ...
+constexpr std::uint32_t kPairRow = 64;     // a state's row: pairs at 8 * first + second (< 56) ...
 constexpr std::uint32_t kSingleSlot = 56;  // ... and single units at 56 + kind
 
 constexpr std::uint8_t plainKind(Unit u) {
@@ -438,7 +567,26 @@ constexpr std::uint8_t plainKind(Unit u) {
     default: return kNotPlain;
   }
 }
-constexpr Unit kPlainUnits[6] = {kULower, kUUpper, kUDigit, kUBlank, kUNewline, kUPunct};
+constexpr std::uint8_t kBase64Punct = 6;  // + / _ - =: punctuation to the automaton
+constexpr std::uint32_t kPlainKinds = 7;
+constexpr Unit kPlainUnits[kPlainKinds] = {kULower,   kUUpper, kUDigit, kUBlank,
+                                           kUNewline, kUPunct, kUPunct};
+
+struct RunPairSteps {
+  RunPairStep pair[8 * kPlainKinds];
+};
+constexpr RunPairSteps runPairSteps() {
+  constexpr char kExample[kPlainKinds] = {'a', 'A', '0', ' ', '\n', '.', '+'};
+  RunPairSteps t{};
+  for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
+    for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
+      const int c1 = kExample[k1], c2 = kExample[k2];
+      t.pair[8 * k1 + k2] = {runKeep(c1) & runKeep(c2), (runAdd(c1) & runKeep(c2)) + runAdd(c2)};
+    }
+  }
+  return t;
+}
+constexpr RunPairSteps kRunPairSteps = runPairSteps();
 
 struct PairTransition {
   std::uint16_t milli;    // the cost of both steps (or of the single one)
@@ -460,13 +608,14 @@ const PairTables& pairTables() {
       // Controls are symbols (see unitTable): they may repeat, so they take the general step.
       tables.kind[c] = unitOf[c] == kUSymbol ? kNotPlain : plainKind(unitOf[c]);
     }
+    for (char c : {'+', '/', '_', '-', '='}) tables.kind[static_cast<int>(c)] = kBase64Punct;
     for (int s = 0; s < kStateCount; ++s) {
       PairTransition* const row = tables.pairs + s * kPairRow;
-      for (std::uint32_t k1 = 0; k1 < 6; ++k1) {
+      for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
         const Step first = step(static_cast<std::uint8_t>(s), kPlainUnits[k1]);
         row[kSingleSlot + k1] = {static_cast<std::uint16_t>(costOf(first.features)),
                                  static_cast<std::uint16_t>(first.next * kPairRow)};
-        for (std::uint32_t k2 = 0; k2 < 6; ++k2) {
+        for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
           const Step second = step(first.next, kPlainUnits[k2]);
           row[8 * k1 + k2] = {
               static_cast<std::uint16_t>(costOf(first.features) + costOf(second.features)),
@@ -505,6 +654,9 @@ struct FastScan {
   std::size_t end;
   std::uint32_t row;  // state * kPairRow
   std::uint64_t milli = 0;
+  // The random-looking runs, read in the same loop: their work does not depend on the
+  // automaton's chain of loads, so it fills the time the chain waits.
+  RandomRuns random;
 
   bool done() const { return i >= end; }
 
@@ -525,6 +677,7 @@ struct FastScan {
       if ((c1 | c2) < 128) {
         const std::uint32_t k1 = t.kind[c1], k2 = t.kind[c2];
         if (((k1 | k2) & kNotPlain) == 0) {
+          random.takePair(s, i, kRunPairSteps.pair[8 * k1 + k2]);
           const PairTransition p = t.pairs[row + 8 * k1 + k2];
           milli += p.milli;
           row = p.nextRow;
@@ -533,6 +686,7 @@ struct FastScan {
         }
       }
     }
+    random.take(s, i);  // a general step's unit (not plain ASCII) ends any run
     if (c1 < 128 && t.kind[c1] != kNotPlain) {
       const PairTransition p = t.pairs[row + kSingleSlot + t.kind[c1]];
       milli += p.milli;
@@ -554,8 +708,8 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
   const PairTables& tables = pairTables();
   std::size_t half = n / 2;
   if (unitOf[s[half - 1]] == kUHigh && unitOf[s[half]] == kULow) ++half;  // keep a pair whole
-  FastScan a{s, 0, half, kSStart * kPairRow};
-  FastScan b{s, half, n, kSStart * kPairRow};
+  FastScan a{s, 0, half, kSStart * kPairRow, 0, {}};
+  FastScan b{s, half, n, kSStart * kPairRow, 0, {}};
   while (!a.done() && !b.done()) {
     a.advance(tables);
     b.advance(tables);
@@ -572,29 +726,47 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
     real.advance(u);
     guess.advance(u);
   }
-  return a.milli + b.milli + real.milli - guess.milli;
+  // A base64 run across the seam: the halves count it as two runs (the first half's is still
+  // open). It is counted serially instead, from the first half's open run, which respects its
+  // cuts, to the run's end, where the second half's count of its part stops.
+  b.random.finish(s, n);
+  std::size_t runEnd = half;
+  while (runEnd < n && s[runEnd] < 128 && runKeep(s[runEnd]) != 0) ++runEnd;
+  const std::size_t open = a.random.run & kRunFieldMax;
+  std::uint64_t random = a.random.total + b.random.total;
+  if (open > 0 && runEnd > half) {
+    random += randomRunUnits(s, half - open, runEnd) - randomRunUnits(s, half, runEnd);
+  } else {
+    a.random.finish(s, half);
+    random = a.random.total + b.random.total;
+  }
+  return a.milli + b.milli + real.milli - guess.milli +
+         kTokenFeatureCostMilli[kRandomChars] * random;
 }
 
 std::uint64_t fastCost(const char16_t* s, std::size_t n) {
   if (n >= 256) return fastCostInTwoHalves(s, n);
   const PairTables& tables = pairTables();
-  FastScan scan{s, 0, n, kSStart * kPairRow};
+  FastScan scan{s, 0, n, kSStart * kPairRow, 0, {}};
   while (!scan.done()) scan.advance(tables);
-  return scan.milli;
+  scan.random.finish(s, n);
+  return scan.milli + kTokenFeatureCostMilli[kRandomChars] * scan.random.total;
 }
 
 }  // namespace
 
 std::uint64_t costMilli(std::u16string_view text) {
-  if (kInterleavedScan) return fastCost(text.data(), text.size());
+  if (kInterleavedScan) return fastCost(text.data(), text.size());  // random runs included
   CostSink sink;
   scan(text.data(), 0, text.size(), sink);
-  return sink.milli;
+  return sink.milli +
+         kTokenFeatureCostMilli[kRandomChars] * randomRunUnits(text.data(), 0, text.size());
 }
 
 TokenFeatures tokenFeatures(std::u16string_view text) {
   FeatureSink sink;
   scan(text.data(), 0, text.size(), sink);
+  sink.f[kRandomChars] = randomRunUnits(text.data(), 0, text.size());
   return sink.f;
 }
 
@@ -605,7 +777,7 @@ const char* tokenFeatureName(int feature) {
       "punctRuns",    "punctChars",    "newlineRuns",   "blankRuns",      "han",
       "hiragana",     "katakana",      "hangul",        "hangulWords",    "cjkPunct",
       "cyrillic",     "otherLetters",  "sparseLetters", "otherWords",     "symbols",
-      "symbolRepeats", "joiners",      "astral"};
+      "symbolRepeats", "joiners",      "astral",        "randomChars"};
   return feature >= 0 && feature < kFeatureCount ? kNames[feature] : "";
 }
 

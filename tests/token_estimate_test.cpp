@@ -168,6 +168,8 @@ TEST_SUITE("token_estimate") {
   TEST_CASE("never decreases when a code point is appended") {
     std::vector<std::u16string> texts = allSamples();
     texts.push_back(u"a  \n  b\t\tc 12 34x5Y ─── ── 😀‍👍🏽 \x1b[0m АБв 中文。かなカナ 한국어 𠀀");
+    // A random-looking run that stops looking random as lower-case letters are appended.
+    texts.push_back(u"key: gAAAAABl3x9QzR7vK2mW8pL4nT6yH1cJ5dF0 " + std::u16string(60, u'x') + u" end");
     for (const std::u16string& text : texts) {
       CAPTURE(cce::js::toUtf8(text.substr(0, 40)));
       double previous = 0;
@@ -258,7 +260,8 @@ TEST_SUITE("token_estimate") {
     std::vector<std::u16string> texts = allSamples();
     const std::u16string pieces[] = {
         u"implementationDetails", u"   \n\n    ", u"1234567", u"───────", u"😀👍🏽𠀀",
-        u"\xD83D", u"\xDE00", u"(x)", u"АБВгд", u"中文。", u"한국어 단어", u"a", u" "};
+        u"\xD83D", u"\xDE00", u"(x)", u"АБВгд", u"中文。", u"한국어 단어", u"a", u" ",
+        u"Xk9fQ2mZr7TbW4pLs8Nd+/", u"Xk9fQ2mZr7TbW4pLs8Nd.", u"/OEBPS/html/ch05.", u"/OEBPS/html/ch5."};
     // Every piece, repeated past the two-halves threshold, with every shift of the middle.
     for (const std::u16string& piece : pieces) {
       for (std::size_t length : {300, 2100}) {
@@ -274,6 +277,14 @@ TEST_SUITE("token_estimate") {
     // and a text whose halves are different scripts.
     texts.push_back(std::u16string(5000, u'a'));
     texts.push_back(std::u16string(5000, u'\u2500'));
+    // Random-looking runs longer than the packed counts hold, across the seam or not.
+    for (std::size_t length : {70000, 140000, 140017}) {
+      std::u16string run;
+      while (run.size() < length) run += u"Xk9fQ2mZr7TbW4pLs8Nd+/";
+      run.resize(length);
+      texts.push_back(run);
+      texts.push_back(u"x " + run + u" tail");
+    }
     std::u16string mixed;
     for (const std::u16string& piece : pieces) {
       for (int i = 0; i < 40; ++i) mixed += piece;
@@ -315,6 +326,45 @@ TEST_SUITE("token_estimate") {
       CHECK(cce::detail::costMilli(text) == milliFromFeatures(text));
       CHECK(estimateTokens(text) == fromFeatures(text));
     }
+  }
+
+  TEST_CASE("prices random-looking base64 runs at o200k's rate, and only those") {
+    // 1,368 units of base64 of pseudo-random bytes (a fixed LCG): o200k_base spends 0.69 tokens a
+    // unit on such text; the automaton alone prices it like identifiers, about 0.51.
+    std::u16string blob;
+    const char16_t* const alphabet =
+        u"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::uint32_t seed = 12345;
+    for (int i = 0; i < 1368; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      blob += alphabet[(seed >> 16) % 64];
+    }
+    cce::detail::TokenFeatures f = cce::detail::tokenFeatures(blob);
+    CHECK(f[cce::detail::kRandomChars] == blob.size());
+    CHECK(estimateTokens(blob) >= 0.65 * blob.size());
+    CHECK(estimateTokens(blob) <= 0.75 * blob.size());
+    // Inside other text: the run alone counts, split at the blanks around it.
+    CHECK(cce::detail::tokenFeatures(u"data " + blob + u" end")[cce::detail::kRandomChars] ==
+          blob.size());
+    // Not random: hex digests, camelCase and snake_case identifiers, paths, prose, short keys.
+    for (const char16_t* text :
+         {u"sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+          u"useImplementationDetailsForRetryConfig2 getHTTPClientFromEnvironment",
+          u"/usr/lib/python3.11/site-packages/some_long_module_name/__init__.py",
+          u"The quick brown fox jumps over the lazy dog 1234567890 times.", u"aB3dE5gH9jK1mN",
+          u"ALL_CAPS_CONSTANT_NAME_WITH_DIGITS_123"}) {
+      CAPTURE(cce::js::toUtf8(text));
+      CHECK(cce::detail::tokenFeatures(text)[cce::detail::kRandomChars] == 0);
+    }
+    // The longest prefix that looks random counts, so appending letters never takes it back.
+    const std::u16string key = u"Xk9fQ2mZr7TbW4pLs8Nd";
+    CHECK(cce::detail::tokenFeatures(key)[cce::detail::kRandomChars] == key.size());
+    CHECK(cce::detail::tokenFeatures(key + std::u16string(40, u'q'))[cce::detail::kRandomChars] >=
+          key.size());
+    // Runs longer than the packed counts hold are cut and priced in pieces.
+    std::u16string huge;
+    while (huge.size() < 200000) huge += blob;
+    CHECK(cce::detail::tokenFeatures(huge)[cce::detail::kRandomChars] == huge.size());
   }
 
   TEST_CASE("exposes one named, non-negative cost per feature") {

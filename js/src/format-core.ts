@@ -121,57 +121,9 @@ export const DEFAULT_IMAGE_TOKENS = 765;
 /** The same for Anthropic: a 1092 x 1092 image (1092 * 1092 / 750). */
 export const DEFAULT_ANTHROPIC_IMAGE_TOKENS = 1590;
 
-// A run of base64-like characters is "random" when its letters are not words: both cases well
-// mixed and digits among them (base64 data, encrypted content, keys). The script estimate prices
-// such a run like identifiers, about 0.51 tokens a character; o200k_base spends 0.69 on random
-// base64 (measured over 8 to 4,096 random bytes: 0.176 more a character). Hex and camelCase
-// identifiers, which the estimate already meets, fail the mix test.
-const RANDOM_RUN_MIN_LENGTH = 16;
-const RANDOM_RUN_MIN_CASE_SHARE = 0.3;
-const RANDOM_RUN_EXTRA_PER_CHAR = 0.18;
-
-/**
- * @internal Tokens that o200k_base spends on random-looking runs of `text` (base64 data,
- * encrypted blobs, API keys) beyond the script estimate: 0.18 per character of every run of at
- * least 16 base64 characters (A-Z a-z 0-9 + / _ - =) that holds a digit and whose letters are each
- * at least 30 % upper- and lower-case. One linear pass. The billing counter below adds it
- * (docs/formats.md, Counting).
- */
-export function randomRunTokens(text: string): number {
-  let extra = 0;
-  let start = 0;
-  let upper = 0;
-  let lower = 0;
-  let digits = 0;
-  const close = (end: number) => {
-    const letters = upper + lower;
-    if (
-      end - start >= RANDOM_RUN_MIN_LENGTH &&
-      digits > 0 &&
-      upper >= RANDOM_RUN_MIN_CASE_SHARE * letters &&
-      lower >= RANDOM_RUN_MIN_CASE_SHARE * letters
-    ) {
-      extra += RANDOM_RUN_EXTRA_PER_CHAR * (end - start);
-    }
-    upper = lower = digits = 0;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 97 && c <= 122) lower++;
-    else if (c >= 65 && c <= 90) upper++;
-    else if (c >= 48 && c <= 57) digits++;
-    else if (c !== 43 && c !== 47 && c !== 95 && c !== 45 && c !== 61) {
-      close(i);
-      start = i + 1;
-    }
-  }
-  close(text.length);
-  return Math.ceil(extra);
-}
-
 /**
  * The default estimate of a native conversation, as the provider bills it: the text by the
- * engine's script estimate and its random-looking runs (randomRunTokens), plus per view the
+ * engine's script estimate (random-looking runs included), plus per view the
  * message overhead, the names and arguments of tool calls kept outside the content, and each
  * image by its pixel size (read from the header of inline data; a URL costs the documented
  * default). Other non-text parts (thinking, tool_use
@@ -179,13 +131,10 @@ export function randomRunTokens(text: string): number {
  */
 function billingCounter(flat: readonly ViewSpec[], views: readonly Message[], anthropic: boolean) {
   const cache = new Map<string, number>();
-  // Random-looking runs (base64, encrypted content in tool outputs) cost more than the script
-  // estimate says: without them, a Responses conversation of web-search outputs that "fit" sent
-  // 1.2-1.36 x its budget by o200k.
   const text = (s: string): number => {
     if (s.length === 0) return 0;
     let n = cache.get(s);
-    if (n === undefined) cache.set(s, (n = estimateTokens(s) + randomRunTokens(s)));
+    if (n === undefined) cache.set(s, (n = estimateTokens(s)));
     return n;
   };
   const fixed: number[] = flat.map((spec) => {
