@@ -356,35 +356,48 @@ class Ladder {
     }
     if (!any) return false;
     // Each run of folded entries goes to the kept entry right after it, else the one right before
-    // it (so that every message stands for a contiguous range); a run neither can carry stays.
+    // it (so that every message stands for a contiguous range); a run neither can carry stays. A
+    // run that opens the conversation goes only to a user message (Anthropic's first message is
+    // the user's): the one after it, else the run's own first user message, which stays.
     std::vector<std::size_t> receiver(n, n);
+    bool opened = false;  // a kept entry other than a leading preserved one came before
     for (std::size_t begin = 0; begin < n;) {
       if (!folded[begin]) {
+        const std::size_t source = result_.messages[begin].source;
+        if (!protected_[source] || source >= protection_.turnStart) opened = true;
         ++begin;
         continue;
       }
       std::size_t end = begin;
       while (end < n && folded[end]) ++end;
       std::size_t to = n;
-      if (end < n && canReceive(end)) {
+      if (end < n && canReceive(end) && (opened || isUser(end))) {
         to = end;
-      } else if (begin > 0 && canReceive(begin - 1)) {
+      } else if (opened && canReceive(begin - 1)) {
         to = begin - 1;
+      } else if (!opened) {
+        for (std::size_t k = begin; k < end && to == n; ++k) {
+          if (isUser(k) && canReceive(k)) to = k;
+        }
+        if (to != n) folded[to] = false;
       }
       for (std::size_t k = begin; k < end; ++k) {
         if (to == n) folded[k] = false;  // nothing can carry it: it stays
-        receiver[k] = to;
+        if (folded[k]) receiver[k] = to;
       }
+      opened = true;
       begin = end;
     }
-    const CompressResult before = result_;
-    const std::vector<EntryKind> kindsBefore = kinds_;
     std::vector<std::vector<std::size_t>> gained(n);
     for (std::size_t k = 0; k < n; ++k) {
       if (folded[k]) gained[receiver[k]].push_back(k);
     }
     for (std::size_t k = 0; k < n; ++k) {
-      if (folded[k]) forget(k);
+      if (folded[k]) {
+        release(k);
+        const OutputMessage& out = result_.messages[k];
+        result_.compression.messagesOmitted += out.provenance ? out.provenance->sources.size() : 1;
+      }
       if (!gained[k].empty()) absorb(k, gained[k]);
     }
     std::vector<OutputMessage> out;
@@ -396,14 +409,8 @@ class Ladder {
     }
     result_.messages = std::move(out);
     kinds_ = std::move(kinds);
-    const double was = total_;
     recount();
-    if (total_ < was) return true;
-    // A counter that prices the receivers' provenance above what left: as it was.
-    result_ = before;
-    kinds_ = kindsBefore;
-    recount();
-    return false;
+    return true;
   }
 
   // The inputs of the entries that still cost tokens and the required messages: what no step
@@ -577,6 +584,8 @@ class Ladder {
     return true;
   }
 
+  bool isUser(std::size_t k) const { return hasRole(messages_[result_.messages[k].source], u"user"); }
+
   // A kept entry that can stand for folded ones: its text is a string it keeps (parts are not
   // rewritten) and it is not a preserved message before the newest turn (a system prompt is never
   // rewritten).
@@ -586,9 +595,9 @@ class Ladder {
     return !protected_[out.source] || out.source >= protection_.turnStart;
   }
 
-  // The statistics of an entry that leaves the output (as applyRuns counts a replaced one); its
-  // original goes to verbatim when no earlier step stored it.
-  void forget(std::size_t k) {
+  // Takes an entry that leaves the output out of the statistics; its original goes to verbatim
+  // when no earlier step stored it (summaries, dedups and truncations stored theirs).
+  void release(std::size_t k) {
     CompressionStats& stats = result_.compression;
     const OutputMessage& out = result_.messages[k];
     switch (kinds_[k]) {
@@ -612,7 +621,6 @@ class Ladder {
         stats.messagesOmitted -= out.provenance->sources.size();
         break;
     }
-    stats.messagesOmitted += out.provenance ? out.provenance->sources.size() : 1;
   }
 
   // Entry k keeps its text and now also stands for the folded entries `from` (in input order).
@@ -875,32 +883,7 @@ class Ladder {
         out.push_back(std::move(result_.messages[k]));
         kinds.push_back(kinds_[k]);
       }
-      for (; k < endEntry; ++k) {
-        const OutputMessage& replaced = result_.messages[k];
-        switch (kinds_[k]) {
-          case EntryKind::Preserved:
-            // Its original is not stored yet; summaries, dedups and truncations stored theirs.
-            result_.verbatim.push_back({messages_[replaced.source].idKey, replaced.source});
-            --stats.messagesPreserved;
-            break;
-          case EntryKind::Compressed:
-            stats.messagesCompressed -=
-                replaced.provenance ? replaced.provenance->sources.size() : 1;
-            break;
-          case EntryKind::Deduped:
-            --stats.messagesDeduped;
-            break;
-          case EntryKind::FuzzyDeduped:
-            --stats.messagesFuzzyDeduped;
-            break;
-          case EntryKind::Truncated:
-            --stats.messagesTruncated;
-            break;
-          case EntryKind::Omitted:
-            stats.messagesOmitted -= replaced.provenance->sources.size();
-            break;
-        }
-      }
+      for (; k < endEntry; ++k) release(k);
       stats.messagesOmitted += run.messages;
       out.push_back(run.stub ? std::move(*run.stub) : stubFor(units, run));
       kinds.push_back(EntryKind::Omitted);
