@@ -358,7 +358,8 @@ class Ladder {
     // Each run of folded entries goes to the kept entry right after it, else the one right before
     // it (so that every message stands for a contiguous range); a run neither can carry stays. A
     // run that opens the conversation goes only to a user message (Anthropic's first message is
-    // the user's): the one after it, else the run's own first user message, which stays.
+    // the user's): the next one, taking the plain entries before it along, else the run's own
+    // first user message, which stays.
     std::vector<std::size_t> receiver(n, n);
     bool opened = false;  // a kept entry other than a leading preserved one came before
     for (std::size_t begin = 0; begin < n;) {
@@ -370,6 +371,14 @@ class Ladder {
       }
       std::size_t end = begin;
       while (end < n && folded[end]) ++end;
+      if (!opened) {
+        // An opening run extends over plain entries up to a user message that can carry it.
+        std::size_t reach = end;
+        while (reach < n && !(isUser(reach) && canReceive(reach)) && foldable(reach)) ++reach;
+        if (reach < n && isUser(reach) && canReceive(reach)) {
+          for (; end < reach; ++end) folded[end] = true;
+        }
+      }
       std::size_t to = n;
       if (end < n && canReceive(end) && (opened || isUser(end))) {
         to = end;

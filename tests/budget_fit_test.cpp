@@ -320,6 +320,23 @@ TEST_SUITE("budget fit") {
     // With room for the markers, nothing is folded.
     Value roomy = compressed(messages, totalTokens(input) - 1);
     CHECK(roomy.find(u"messages")->items.size() == 4);
+
+    // A reply shorter than a marker is kept as it is; the opening run still goes to a user
+    // message (the conversation must open with one), taking that reply along.
+    const std::string shortReply = list({
+        msg("u1", "user", "How long does it take for a pot of water to boil on a gas stove?"),
+        msg("a1", "assistant", "It depends!"),
+        msg("u2", "user", "What does it depend on?"),
+        msg("a2", "assistant", "The amount of water, the pot, the flame and the altitude mostly."),
+    });
+    const Value shortInput = cce::parseJson(shortReply).value();
+    Value folded = compressed(shortReply, tokensOf(shortInput.items[2]) + 3);
+    CHECK(folded.find(u"fits")->boolean);
+    const Value& kept = *folded.find(u"messages");
+    REQUIRE(kept.items.size() == 1);
+    CHECK(kept.items[0].find(u"role")->string == u"user");
+    CHECK(standsFor(kept.items[0]) == std::vector<std::u16string>{u"u1", u"a1", u"u2", u"a2"});
+    CHECK(restoredDiff(folded, shortReply) == "");
   }
 
   TEST_CASE("properties over generated agent sessions") {
