@@ -277,18 +277,24 @@ class Ladder {
       if (fits()) break;
       if (clearEntry(k)) changed = true;
     }
+    bareNotes(results);
     return changed;
   }
 
   // Step 5: clear the assistant text between the newest user message and the last message.
   bool clearLoopText() {
     bool changed = false;
+    std::vector<std::size_t> cleared;
     for (std::size_t k = 0; k + 1 < result_.messages.size() && !fits(); ++k) {
       const std::size_t source = result_.messages[k].source;
       if (source < protection_.turnStart || !hasRole(messages_[source], u"assistant")) continue;
       if (!editable(k)) continue;
-      if (clearEntry(k)) changed = true;
+      if (clearEntry(k)) {
+        changed = true;
+        cleared.push_back(k);
+      }
     }
+    bareNotes(cleared);
     return changed;
   }
 
@@ -341,9 +347,8 @@ class Ladder {
   // so `uncompress` still restores it and nothing that costs a token is left in its place. Only
   // messages without tool calls or results are folded (no pair is split) and never a required one.
   bool foldRest() {
-    // Only for a feasible budget: otherwise the plan cannot fit whatever leaves, and the messages
-    // stay where the caller can see what blocks it.
-    if (!protection_.requiredFits) return false;
+    // Also for a budget the required messages alone exceed: the ladder keeps its smallest plan,
+    // so that a smaller budget never gives more tokens than a larger, feasible one.
     const std::size_t n = result_.messages.size();
     std::vector<char> folded(n, false);
     double total = total_;
@@ -518,9 +523,26 @@ class Ladder {
     return ledger(texts, maxChars);
   }
 
-  // Clears entry k with the bare note; the ledger of what it stood for comes afterwards, where the
-  // budget has room for it (addLedgers), as stubs take theirs.
-  bool clearEntry(std::size_t k) { return replaceContent(k, clearedNote(originalChars(k))); }
+  // Clears entry k: a note with the ledger of what it stood for, else (when that costs as much
+  // as the entry) the bare note.
+  bool clearEntry(std::size_t k) {
+    const OutputMessage& out = result_.messages[k];
+    const std::size_t begin = out.provenance ? out.provenance->sources.front() : out.source;
+    const std::size_t end = out.provenance ? out.provenance->sources.back() + 1 : out.source + 1;
+    U16 withLedger = clearedNote(originalChars(k), ledgerOf(begin, end, originalChars(k) / 4));
+    if (replaceContent(k, withLedger)) return true;
+    return replaceContent(k, clearedNote(originalChars(k)));
+  }
+
+  // When the notes of a step do not fit with their ledgers, they give them up, oldest first,
+  // before the ladder goes on to costlier steps (the newest content is worth more than a ledger);
+  // addLedgers gives them back where the final plan has room.
+  void bareNotes(const std::vector<std::size_t>& entries) {
+    for (std::size_t k : entries) {
+      if (fits()) return;
+      if (result_.messages[k].content) replaceContent(k, clearedNote(originalChars(k)));
+    }
+  }
 
  public:
   // The cleared notes take their ledger, oldest first, while the output still fits: a ledger is
