@@ -17,13 +17,13 @@
 //   npm run bench:cost [-- --limit 5] [-- --only mclaude] [-- --windows 32000:24000,100000:80000]
 //                      [-- --policies everything,compress,manager]
 import { readFileSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 import { compress, compressStable, createCacheBiller, placeCacheBreakpoints } from '../dist/cache-node.js';
 import { createContextManager } from '../dist/context-node.js';
+import { facts, loadTokenizer } from './bench-facts.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -40,18 +40,7 @@ const windows = option('--windows', '32000:24000,100000:80000')
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dataDir = path.join(root, 'build/testdata/data/real');
 
-function loadTokenizer() {
-  for (const base of [root, option('--tokenizer-dir', '/tmp/tok')]) {
-    try {
-      return createRequire(path.join(base, 'package.json'))('gpt-tokenizer/encoding/o200k_base');
-    } catch {
-      // next location
-    }
-  }
-  console.error('gpt-tokenizer not found: npm install -D gpt-tokenizer (or --tokenizer-dir DIR)');
-  process.exit(2);
-}
-const { countTokens } = loadTokenizer();
+const { countTokens } = loadTokenizer(root, option('--tokenizer-dir', '/tmp/tok'));
 
 // ---- counts and facts ------------------------------------------------------------------------------
 
@@ -85,32 +74,6 @@ const o200k = (text) => {
 const tokenCounter = (m) => o200k(textOf(m));
 const total = (messages) => messages.reduce((sum, m) => sum + tokenCounter(m), 0);
 
-// The reused-fact rules of scripts/bench-quality.mjs.
-const FACT_PATTERNS = [
-  /https?:\/\/[^\s"'<>)\]]+/g,
-  /(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z]\w{0,5}\b/g,
-  /\b[\w-]+\.(?:py|ts|js|mjs|tsx|jsx|json|md|cpp|h|c|rs|go|java|rb|sh|yml|yaml|toml|txt|css|html)\b/g,
-  /\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b/g,
-  /\b\d+(?:\.\d+)?\s?(?:ms|s|KB|MB|GB|kB|B|%|px|tokens|lines|chars|bytes|min|h)\b/g,
-  /\b[a-z]+(?:[A-Z][a-z0-9]+)+\b/g,
-  /\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b/g,
-  /\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g,
-  /\b[a-zA-Z_]\w*(?:\.[a-zA-Z_]\w*)+\(?/g,
-  /\b[0-9a-f]{7,}\b/g,
-  /`[^`\n]{3,60}`/g,
-  /"[^"\n]{4,60}"/g,
-  /^.*\b(?:Error|Exception|Traceback|FAILED|error:)\b.*$/gm,
-];
-function facts(text) {
-  const found = new Set();
-  for (const pattern of FACT_PATTERNS) {
-    for (const match of text.matchAll(pattern)) {
-      const fact = match[0].trim().replace(/\($/, '');
-      if (fact.length >= 4 && fact.length <= 200) found.add(fact);
-    }
-  }
-  return found;
-}
 
 // ---- policies --------------------------------------------------------------------------------------
 // Each policy is a factory per conversation: (window, budget) => { call(history) => request }.

@@ -22,11 +22,11 @@
 // gpt-tokenizer is a devDependency; without it in node_modules, install it elsewhere and point
 // --tokenizer-dir at it (npm install --no-save --prefix /tmp/tok gpt-tokenizer).
 import { readFileSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { compress } from '../dist/node.js';
+import { facts, loadTokenizer } from './bench-facts.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -38,18 +38,7 @@ const limit = Number(option('--limit', '0'));
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dataDir = path.join(root, 'build/testdata/data/real');
 
-function loadTokenizer() {
-  for (const base of [root, option('--tokenizer-dir', '/tmp/tok')]) {
-    try {
-      return createRequire(path.join(base, 'package.json'))('gpt-tokenizer/encoding/o200k_base');
-    } catch {
-      // next location
-    }
-  }
-  console.error('gpt-tokenizer not found: npm install -D gpt-tokenizer (or --tokenizer-dir DIR)');
-  process.exit(2);
-}
-const { countTokens } = loadTokenizer();
+const { countTokens } = loadTokenizer(root, option('--tokenizer-dir', '/tmp/tok'));
 
 const textOf = (m) => {
   if (typeof m.content === 'string') return m.content;
@@ -73,32 +62,6 @@ const total = (messages) => messages.reduce((sum, m) => sum + tokenCounter(m), 0
 
 // ---- what the conversation reuses ----------------------------------------------------------------
 
-const FACT_PATTERNS = [
-  /https?:\/\/[^\s"'<>)\]]+/g,                                      // URLs
-  /(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z]\w{0,5}\b/g,                      // paths with an extension
-  /\b[\w-]+\.(?:py|ts|js|mjs|tsx|jsx|json|md|cpp|h|c|rs|go|java|rb|sh|yml|yaml|toml|txt|css|html)\b/g,
-  /\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b/g,                       // versions
-  /\b\d+(?:\.\d+)?\s?(?:ms|s|KB|MB|GB|kB|B|%|px|tokens|lines|chars|bytes|min|h)\b/g, // numbers + unit
-  /\b[a-z]+(?:[A-Z][a-z0-9]+)+\b/g,                                 // camelCase
-  /\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b/g,                         // PascalCase
-  /\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g,                                  // snake_case
-  /\b[a-zA-Z_]\w*(?:\.[a-zA-Z_]\w*)+\(?/g,                          // dotted identifiers
-  /\b[0-9a-f]{7,}\b/g,                                               // hashes
-  /`[^`\n]{3,60}`/g,                                                 // inline code
-  /"[^"\n]{4,60}"/g,                                                 // quoted strings
-  /^.*\b(?:Error|Exception|Traceback|FAILED|error:)\b.*$/gm,         // error lines
-];
-
-function facts(text) {
-  const found = new Set();
-  for (const pattern of FACT_PATTERNS) {
-    for (const match of text.matchAll(pattern)) {
-      const fact = match[0].trim().replace(/\($/, '');
-      if (fact.length >= 4 && fact.length <= 200) found.add(fact);
-    }
-  }
-  return found;
-}
 
 const STOP = new Set(('the and for you your with that this from have are was were but not can ' +
   'could would should will what when where which who how why please about into just like some ' +
