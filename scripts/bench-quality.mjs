@@ -17,7 +17,7 @@
 // the default mode: monotone (15 % <= 30 % <= 50 % in tokens), never larger than the input, no
 // message longer than its source, no orphaned or unanswered tool call.
 //
-//   npm run bench:quality [-- --only aider] [-- --limit 50]
+//   npm run bench:quality [-- --only aider] [-- --limit 50] [-- --contenders default,drop-oldest]
 //
 // gpt-tokenizer is a devDependency; without it in node_modules, install it elsewhere and point
 // --tokenizer-dir at it (npm install --no-save --prefix /tmp/tok gpt-tokenizer).
@@ -135,13 +135,18 @@ function dropOldest(messages, budget) {
   return [...system, ...kept];
 }
 
-const contenders = {
+const allContenders = {
   default: (messages, budget) => compress(messages, { tokenBudget: budget, tokenCounter }).messages,
   compat: (messages, budget) =>
     compress(messages, { tokenBudget: budget, tokenCounter, compat: 'cce-1.0', forceConverge: true })
       .messages,
   'drop-oldest': dropOldest,
 };
+// --contenders default,drop-oldest skips the slow compat runs (its forceConverge is quadratic).
+const chosen = option('--contenders', Object.keys(allContenders).join(',')).split(',');
+const contenders = Object.fromEntries(
+  Object.entries(allContenders).filter(([name]) => chosen.includes(name)),
+);
 
 // ---- checks ----------------------------------------------------------------------------------------
 

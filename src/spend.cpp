@@ -125,24 +125,64 @@ void revertCostlier(const std::vector<Message>& messages, const CompressOptions&
   if (kinds.size() != result.messages.size()) return;
   const double budget = *options.tokenBudget;
   std::vector<char> restored(messages.size(), false);
+  std::vector<char> unmerge(result.messages.size(), false);
   bool any = false;
+  bool merged = false;
   for (std::size_t k = 0; k < result.messages.size(); ++k) {
     const OutputMessage& out = result.messages[k];
-    if (!replacedAlone(out, kinds[k])) continue;
+    const bool alone = replacedAlone(out, kinds[k]);
+    // A summary of several messages (the pipeline's size guard compares lengths) that the counter
+    // prices above its messages together goes back to them.
+    const bool several = !alone && kinds[k] == EntryKind::Compressed && out.content &&
+                         out.provenance && out.provenance->sources.size() > 1;
+    if (!alone && !several) continue;
     const TokenCount now = countTokens(countedOutput(messages, out), options);
-    CountedMessage original;
-    original.source = &messages[out.source];
-    original.sourceIndex = out.source;
-    const TokenCount whole = countTokens(original, options);
-    if (now.pending || whole.pending) {
+    double whole = 0;
+    bool pending = now.pending;
+    for (std::size_t i : alone ? std::vector<std::size_t>{out.source} : out.provenance->sources) {
+      CountedMessage original;
+      original.source = &messages[i];
+      original.sourceIndex = i;
+      const TokenCount count = countTokens(original, options);
+      pending = pending || count.pending;
+      whole += count.value;
+    }
+    if (pending) {
       result.pending = true;
       return;
     }
-    if (whole.value >= now.value) continue;  // (a revert only ever lowers the total)
-    restore(result, kinds, k, restored);
+    if (whole >= now.value) continue;  // (a revert only ever lowers the total)
     any = true;
+    if (alone) {
+      restore(result, kinds, k, restored);
+      continue;
+    }
+    unmerge[k] = true;
+    merged = true;
   }
   if (!any) return;
+  if (merged) {
+    std::vector<OutputMessage> out;
+    std::vector<EntryKind> outKinds;
+    for (std::size_t k = 0; k < result.messages.size(); ++k) {
+      if (!unmerge[k]) {
+        out.push_back(std::move(result.messages[k]));
+        outKinds.push_back(kinds[k]);
+        continue;
+      }
+      for (std::size_t i : result.messages[k].provenance->sources) {
+        OutputMessage original;
+        original.source = i;
+        out.push_back(std::move(original));
+        outKinds.push_back(EntryKind::Preserved);
+        restored[i] = true;
+        --result.compression.messagesCompressed;
+        ++result.compression.messagesPreserved;
+      }
+    }
+    result.messages = std::move(out);
+    kinds = std::move(outKinds);
+  }
   dropRestored(result, restored);
   bool pending = false;
   result.budget->tokenCount = countOutputTokens(messages, result, options, pending);

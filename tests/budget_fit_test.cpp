@@ -297,6 +297,49 @@ TEST_SUITE("budget fit") {
     CHECK(r.budget->tokenCount < tokens);
   }
 
+  TEST_CASE("a summary of several messages priced above them together goes back to them") {
+    // bench:quality found one: two short assistant messages merged into a summary that o200k
+    // prices at 76 tokens against 73 for the two (the size guard compares lengths only).
+    std::vector<std::string> out;
+    for (int i = 0; i < 3; ++i) {
+      std::string prose;
+      for (int k = 0; k < 4; ++k) {
+        prose += "The deploy job number " + std::to_string(i * 10 + k) +
+                 " retries the upload three times before it gives up on the network. ";
+      }
+      out.push_back(msg("a" + std::to_string(i), "assistant", prose));
+    }
+    out.push_back(msg("u", "user", "What now?"));
+    auto in = cce::test::messagesFrom(list(out));
+    cce::CompressOptions o;
+    o.tokenBudget = 1e9;
+    o.recencyWindow = 1;
+    o.tokenCounter = [](const cce::CountedMessage& m) {
+      const cce::U16& text = m.content ? *m.content : m.source->content;
+      const bool summary = text.rfind(u"[summary", 0) == 0;
+      return cce::TokenCount{summary ? 10000.0 : static_cast<double>(text.size()), false};
+    };
+    cce::CompressResult run = cce::runPipeline(in.views, o, 0);
+    REQUIRE(run.messages.size() == 2);  // one summary of a0-a2, and u
+    REQUIRE(run.messages[0].provenance->sources.size() == 3);
+    bool pending = false;
+    const double tokens = cce::countOutputTokens(in.views, run, o, pending);
+    cce::CompressResult r = run;
+    r.budget = cce::BudgetOutcome{false, tokens, 0, {}};
+    std::vector<cce::EntryKind> kinds = cce::entryKinds(r);
+    cce::revertCostlier(in.views, o, r, kinds);
+    REQUIRE(r.messages.size() == 4);
+    for (std::size_t k = 0; k < 4; ++k) {
+      CHECK(r.messages[k].source == k);
+      CHECK_FALSE(r.messages[k].content.has_value());
+    }
+    CHECK(kinds.size() == 4);
+    CHECK(r.verbatim.empty());
+    CHECK(r.compression.messagesCompressed == 0);
+    CHECK(r.compression.messagesPreserved == 4);
+    CHECK(r.budget->tokenCount < tokens);
+  }
+
   TEST_CASE("a budget a few tokens above the required messages folds plain messages away") {
     // hh-rlhf's shape: a short exchange whose newest user message nearly fills the budget. Even a
     // bare [cce:cleared] costs more than the room left, so the other messages leave the output,
