@@ -629,29 +629,14 @@ class Ladder {
   // Takes an entry that leaves the output out of the statistics; its original goes to verbatim
   // when no earlier step stored it (summaries, dedups and truncations stored theirs).
   void release(std::size_t k) {
-    CompressionStats& stats = result_.compression;
     const OutputMessage& out = result_.messages[k];
-    switch (kinds_[k]) {
-      case EntryKind::Preserved:
-        result_.verbatim.push_back({messages_[out.source].idKey, out.source});
-        --stats.messagesPreserved;
-        break;
-      case EntryKind::Compressed:
-        stats.messagesCompressed -= out.provenance ? out.provenance->sources.size() : 1;
-        break;
-      case EntryKind::Deduped:
-        --stats.messagesDeduped;
-        break;
-      case EntryKind::FuzzyDeduped:
-        --stats.messagesFuzzyDeduped;
-        break;
-      case EntryKind::Truncated:
-        --stats.messagesTruncated;
-        break;
-      case EntryKind::Omitted:
-        stats.messagesOmitted -= out.provenance->sources.size();
-        break;
+    const EntryKind kind = kinds_[k];
+    if (kind == EntryKind::Preserved) {
+      result_.verbatim.push_back({messages_[out.source].idKey, out.source});
     }
+    const bool several = kind == EntryKind::Compressed || kind == EntryKind::Omitted;
+    uncount(kind, several && out.provenance ? out.provenance->sources.size() : 1,
+            result_.compression);
   }
 
   // Entry k keeps its text and now also stands for the folded entries `from` (in input order).
@@ -943,6 +928,29 @@ class Ladder {
 };
 
 }  // namespace
+
+void uncount(EntryKind kind, std::size_t messages, CompressionStats& stats) {
+  switch (kind) {
+    case EntryKind::Preserved:
+      stats.messagesPreserved -= messages;
+      break;
+    case EntryKind::Compressed:
+      stats.messagesCompressed -= messages;
+      break;
+    case EntryKind::Deduped:
+      stats.messagesDeduped -= messages;
+      break;
+    case EntryKind::FuzzyDeduped:
+      stats.messagesFuzzyDeduped -= messages;
+      break;
+    case EntryKind::Truncated:
+      stats.messagesTruncated -= messages;
+      break;
+    case EntryKind::Omitted:
+      stats.messagesOmitted -= messages;
+      break;
+  }
+}
 
 std::vector<EntryKind> entryKinds(const CompressResult& run) {
   std::vector<EntryKind> kinds;

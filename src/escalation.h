@@ -43,6 +43,10 @@ enum class EntryKind { Preserved, Compressed, Deduped, FuzzyDeduped, Truncated, 
 /// Kinds of the entries of a pipeline run (before forceConverge, which marks its own truncations).
 std::vector<EntryKind> entryKinds(const CompressResult& run);
 
+/// Takes `messages` messages of an entry of this kind out of the statistics (an entry that leaves
+/// the output or goes back to its original).
+void uncount(EntryKind kind, std::size_t messages, CompressionStats& stats);
+
 /// Where the newest user turn starts: the index of the last message whose role is "user", or the
 /// message count when there is none (an empty turn).
 std::size_t newestTurnStart(const std::vector<Message>& messages);

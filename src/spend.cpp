@@ -9,27 +9,10 @@ namespace cce {
 
 namespace {
 
-// The statistics of an entry of this kind standing for one message, taken back.
+// The statistics of an entry of this kind standing for one message, taken back to its original.
 void forget(EntryKind kind, CompressionStats& stats) {
-  switch (kind) {
-    case EntryKind::Preserved:
-      return;
-    case EntryKind::Compressed:
-      --stats.messagesCompressed;
-      break;
-    case EntryKind::Deduped:
-      --stats.messagesDeduped;
-      break;
-    case EntryKind::FuzzyDeduped:
-      --stats.messagesFuzzyDeduped;
-      break;
-    case EntryKind::Truncated:
-      --stats.messagesTruncated;
-      break;
-    case EntryKind::Omitted:
-      --stats.messagesOmitted;
-      break;
-  }
+  if (kind == EntryKind::Preserved) return;
+  uncount(kind, 1, stats);
   ++stats.messagesPreserved;
 }
 
