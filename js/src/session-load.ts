@@ -6,7 +6,7 @@ import { createLoader } from './wasm-load.js';
 
 const loader = createLoader<CceSessionModule>({
   factory: createCceSessionModule as (arg: object) => Promise<CceSessionModule>,
-  ready: (module) => typeof module.contextJson === 'function',
+  ready: (module) => typeof module._contextJson === 'function',
   name: 'the session engine',
   use: 'the context manager or compaction functions',
   init: 'init() from cce-wasm/session/init',
@@ -64,7 +64,7 @@ export function callSession<Output, Pending = never>(
   let answer: string;
   sessionTraffic.sent += text.length;
   try {
-    answer = raw[entry](text);
+    answer = runEntry(raw, entry, text);
   } catch (error) {
     loader.dropInstance(); // after a trap the heap is not trustworthy; the next call re-creates it
     throw new CompressError(
@@ -86,11 +86,39 @@ export function callSession<Output, Pending = never>(
     : { output: envelope.output as Output };
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * One call of a plain export: the request's UTF-8 goes into memory the module allocates (and
+ * frees after the call), the answer is read where the two words the call returns locate it.
+ */
+function runEntry(
+  raw: CceSessionModule,
+  entry: 'contextJson' | 'compactionJson',
+  text: string,
+): string {
+  const bytes = encoder.encode(text);
+  const pointer = raw._malloc(Math.max(bytes.length, 1));
+  if (pointer === 0) throw new RangeError('the session engine is out of memory');
+  raw.HEAPU8.set(bytes, pointer); // HEAPU8 is read after malloc, which may grow memory
+  const at = (entry === 'contextJson' ? raw._contextJson : raw._compactionJson)(
+    pointer,
+    bytes.length,
+  );
+  // Freed only after a call that returned: after a trap the instance is dropped whole.
+  raw._free(pointer);
+  const heap = raw.HEAPU32; // re-read: the call may have grown memory
+  const start = heap[at >>> 2] as number;
+  const length = heap[(at >>> 2) + 1] as number;
+  return decoder.decode(raw.HEAPU8.subarray(start, start + length));
+}
+
 /** @internal Makes the session engine execute `unreachable` (tests of trap recovery). */
 export function debugSessionTrap(): void {
   const raw = loader.engine();
   try {
-    raw.debugTrap();
+    raw._debugTrap();
   } catch (error) {
     loader.dropInstance();
     throw new CompressError('Internal', `cce-wasm: the session engine trapped`, '', {
