@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Builds the wasm modules in build/wasm (Emscripten 3.1.6) and copies them into dist/: cce.mjs +
 # cce.wasm (compress, built for size: browsers and workers), cce-fast.wasm (the same module built
-# for speed: Node and Deno; it shares cce.mjs) and cce-session.mjs + cce-session.wasm (context
-# manager, compaction).
+# for speed: Node and Deno; it shares cce.mjs), cce-session.mjs + cce-session.wasm (context
+# manager and compaction: cce-wasm/session/init, workerd) and the same per entry,
+# cce-context.mjs + .wasm and cce-compaction.mjs + .wasm (cce-wasm/context, cce-wasm/compaction).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,7 +37,8 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
 else
   cmake -S . -B "$build_dir" -DCCE_WASM_CLOSURE="$use_closure" >/dev/null
 fi
-cmake --build "$build_dir" --target cce_wasm cce_wasm_fast cce_session -j "${CCE_JOBS:-2}"
+cmake --build "$build_dir" --target cce_wasm cce_wasm_fast cce_session cce_context cce_compaction \
+  -j "${CCE_JOBS:-2}"
 
 # Both compress builds load through one glue file, so theirs must be identical (same bindings and
 # settings; only compile options and the allocator differ, which the glue does not see) except for
@@ -48,7 +50,7 @@ fi
 
 # Copy each module's files from the same successful link, never one alone.
 mkdir -p dist
-for name in cce cce-session; do
+for name in cce cce-session cce-context cce-compaction; do
   cp "$build_dir/$name.mjs" "dist/$name.mjs.tmp"
   cp "$build_dir/$name.wasm" "dist/$name.wasm.tmp"
   if [ "$name" = cce ]; then cp "$build_dir/cce-fast.wasm" dist/cce-fast.wasm.tmp; fi

@@ -1,28 +1,19 @@
 // SPDX-License-Identifier: MIT
-// JSON text -> json::Value through RapidJSON's SAX reader (the only file that includes RapidJSON).
+// JSON text -> json::Value: a small recursive-descent reader (RFC 8259, as JSON.parse reads it).
+//
+// Written for the engine instead of RapidJSON's reader: it builds JavaScript's view directly
+// (UTF-16 strings with lone-surrogate escapes kept, duplicate keys folded), reads numbers with
+// js::decimalToDouble (exact, no strtod), and is a tenth of RapidJSON's code in the session
+// module (docs/boundary.md "Session module size").
 #include "json_io.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
-// RapidJSON's own invariant checks: a failure is a bug in how we drive it, so stop at once rather
-// than continue with undefined behaviour (STYLE §5.7).
-#define RAPIDJSON_ASSERT(x) ((x) ? static_cast<void>(0) : std::abort())
-// Vector scanning of unescaped string runs and whitespace where the target has SSE2 (every
-// x86-64). It reads whole aligned 16-byte blocks, so the parse buffer carries 16 bytes of slack.
-#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
-#define RAPIDJSON_SSE2
-#endif
-#include <rapidjson/error/en.h>
-#include <rapidjson/reader.h>
-#include <rapidjson/stream.h>
-
+#include "jscompat/number.h"
 #include "jscompat/sort.h"
 #include "jscompat/string.h"
 
@@ -32,80 +23,6 @@ namespace {
 using json::Kind;
 using json::Member;
 using json::Value;
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// The code unit of a `\uXXXX` escape starting at p (p[0] == '\\'), or -1.
-long escapedUnit(const char* p, const char* end) {
-  if (end - p < 6 || p[1] != 'u') return -1;
-  long unit = 0;
-  for (int k = 2; k < 6; ++k) {
-    int h = hexValue(p[k]);
-    if (h < 0) return -1;
-    unit = unit * 16 + h;
-  }
-  return unit;
-}
-
-// The next `\uD800`-`\uDBFF` escape in [p, end) that is not immediately followed by a
-// `\uDC00`-`\uDFFF` escape, or end. In valid JSON every backslash starts an escape inside a
-// string and escapes never overlap, so jumping from backslash to backslash, consuming each escape
-// whole, sees exactly the escapes.
-const char* findLoneHighEscape(const char* p, const char* end) {
-  while (p < end) {
-    const char* slash =
-        static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
-    if (slash == nullptr) return end;
-    long unit = escapedUnit(slash, end);
-    if (unit < 0) {
-      p = slash + 2;  // a one-letter escape (or an invalid one, which RapidJSON will report)
-    } else if (unit < 0xD800 || unit > 0xDBFF) {
-      p = slash + 6;
-    } else {
-      long next = slash + 6 < end && slash[6] == '\\' ? escapedUnit(slash + 6, end) : -1;
-      if (next < 0xDC00 || next > 0xDFFF) return slash;
-      p = slash + 12;
-    }
-  }
-  return end;
-}
-
-constexpr std::size_t kSimdSlack = 16;
-
-// The mutable, NUL-terminated copy that in-situ parsing needs, with one change: RapidJSON rejects
-// a high-surrogate escape that is not followed by a low-surrogate escape, but JSON.stringify writes
-// exactly that for a lone surrogate, and JSON.parse accepts it. Such escapes are replaced by the
-// surrogate's raw WTF-8 bytes, which RapidJSON copies through and fromUtf8 decodes back to the same
-// code unit. `shrunkAt` records where each 6-byte escape became 3 bytes, for error offsets. Text
-// without lone surrogates (almost all of it) is copied in one piece.
-void copyForParsing(std::string_view text, std::string& buffer,
-                    std::vector<std::size_t>& shrunkAt) {
-  buffer.clear();
-  buffer.reserve(text.size() + kSimdSlack);
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  while (p < end) {
-    const char* escape = findLoneHighEscape(p, end);
-    buffer.append(p, escape);
-    if (escape == end) break;
-    long unit = escapedUnit(escape, end);
-    shrunkAt.push_back(buffer.size());
-    buffer.push_back(static_cast<char>(0xE0 | (unit >> 12)));
-    buffer.push_back(static_cast<char>(0x80 | ((unit >> 6) & 0x3F)));
-    buffer.push_back(static_cast<char>(0x80 | (unit & 0x3F)));
-    p = escape + 6;
-  }
-}
-
-std::size_t originalOffset(std::size_t offset, const std::vector<std::size_t>& shrunkAt) {
-  auto before = std::lower_bound(shrunkAt.begin(), shrunkAt.end(), offset) - shrunkAt.begin();
-  return offset + 3 * static_cast<std::size_t>(before);
-}
 
 // JSON.parse keeps the first position and the last value of a repeated key. Objects are built
 // with every member appended; this folds the repeats afterwards, in O(n log n) for large objects.
@@ -152,118 +69,227 @@ void foldDuplicateKeys(std::vector<Member>& members) {
   members.resize(kept);
 }
 
-enum class Failure { None, TooDeep, OutOfRange };
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
 
-// Builds the document from SAX events. Open containers live on an explicit stack (RapidJSON's
-// iterative mode keeps its own side iterative too), so depth costs heap, not native stack.
-class Builder {
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+class Reader {
  public:
-  Failure failure = Failure::None;
-  Value root;
+  explicit Reader(std::string_view text) : begin_(text.data()), p_(begin_), end_(p_ + text.size()) {}
 
-  bool Null() { return add(Value::null()); }
-  bool Bool(bool b) { return add(Value::fromBool(b)); }
-  bool Int(int i) { return add(Value::fromNumber(i)); }
-  bool Uint(unsigned u) { return add(Value::fromNumber(u)); }
-  bool Int64(std::int64_t i) { return add(Value::fromNumber(static_cast<double>(i))); }
-  bool Uint64(std::uint64_t u) { return add(Value::fromNumber(static_cast<double>(u))); }
-  bool Double(double d) {
-    if (!std::isfinite(d)) {
-      failure = Failure::OutOfRange;
-      return false;
+  Result<Value> document() {
+    Value root;
+    skipSpace();
+    if (!value(root, 0)) return std::move(error_);
+    skipSpace();
+    if (p_ != end_) {
+      fail(*p_ == '\0' ? "unexpected NUL byte" : "the document root must not be followed by other values");
+      return std::move(error_);
     }
-    return add(Value::fromNumber(d));
+    return root;
   }
-  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not requested
-  bool String(const char* s, rapidjson::SizeType length, bool) {
-    return add(Value::fromString(js::fromUtf8(std::string_view(s, length))));
-  }
-  bool Key(const char* s, rapidjson::SizeType length, bool) {
-    open_.back().members.push_back(Member{js::fromUtf8(std::string_view(s, length)), Value{}});
-    return true;
-  }
-  bool StartObject() { return push(Value::object()); }
-  bool StartArray() { return push(Value::array()); }
-  bool EndObject(rapidjson::SizeType) {
-    foldDuplicateKeys(open_.back().members);
-    return pop();
-  }
-  bool EndArray(rapidjson::SizeType) { return pop(); }
 
  private:
-  std::vector<Value> open_;
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  Error error_;
+  std::string digits_;  // scratch for numbers
 
-  bool push(Value container) {
-    if (open_.size() >= kMaxJsonDepth) {
-      failure = Failure::TooDeep;
-      return false;
+  bool fail(const char* what) {
+    error_ = Error{ErrorCode::InvalidJson,
+                   std::string("Invalid JSON: ") + what + " (at byte offset " +
+                       js::decimalAscii(static_cast<std::uint64_t>(p_ - begin_)) + ")",
+                   ""};
+    return false;
+  }
+
+  void skipSpace() {
+    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+
+  bool literal(const char* word) {
+    for (; *word != '\0'; ++word, ++p_) {
+      if (p_ == end_ || *p_ != *word) return fail("invalid value");
     }
-    open_.push_back(std::move(container));
     return true;
   }
 
-  bool pop() {
-    Value done = std::move(open_.back());
-    open_.pop_back();
-    return add(std::move(done));
+  bool value(Value& out, std::size_t depth) {
+    if (p_ == end_) return fail(depth == 0 ? "the document is empty" : "invalid value");
+    switch (*p_) {
+      case '{':
+      case '[':
+        return container(out, depth + 1);
+      case '"':
+        out.kind = Kind::String;
+        return string(out.string);
+      case 't':
+        out = Value::fromBool(true);
+        return literal("true");
+      case 'f':
+        out = Value::fromBool(false);
+        return literal("false");
+      case 'n':
+        return literal("null");
+      default:
+        return number(out);
+    }
   }
 
-  // An object's slot is its last member, whose key arrived just before the value.
-  bool add(Value v) {
-    if (open_.empty()) {
-      root = std::move(v);
-    } else if (open_.back().kind == Kind::Array) {
-      open_.back().items.push_back(std::move(v));
-    } else {
-      open_.back().members.back().value = std::move(v);
+  // Objects and arrays nest by recursion, bounded by kMaxJsonDepth (a few hundred bytes of
+  // native stack per level).
+  bool container(Value& out, std::size_t depth) {
+    if (depth > kMaxJsonDepth) {
+      error_ = Error{ErrorCode::InputTooLarge,
+                     "JSON nesting is deeper than the limit of " + js::decimalAscii(kMaxJsonDepth) +
+                         " levels (at byte offset " +
+                         js::decimalAscii(static_cast<std::uint64_t>(p_ - begin_)) + ")",
+                     ""};
+      return false;
     }
+    const bool object = *p_++ == '{';
+    const char close = object ? '}' : ']';
+    out.kind = object ? Kind::Object : Kind::Array;
+    skipSpace();
+    if (p_ != end_ && *p_ == close) {
+      ++p_;
+      return true;
+    }
+    for (;;) {
+      Value* slot;
+      if (object) {
+        if (p_ == end_ || *p_ != '"') return fail("missing a name for an object member");
+        out.members.emplace_back();
+        if (!string(out.members.back().key)) return false;
+        skipSpace();
+        if (p_ == end_ || *p_ != ':') return fail("missing a colon after an object member's name");
+        ++p_;
+        skipSpace();
+        slot = &out.members.back().value;
+      } else {
+        out.items.emplace_back();
+        slot = &out.items.back();
+      }
+      if (!value(*slot, depth)) return false;
+      skipSpace();
+      if (p_ != end_ && *p_ == ',') {
+        ++p_;
+        skipSpace();
+        continue;
+      }
+      if (p_ != end_ && *p_ == close) {
+        ++p_;
+        if (object) foldDuplicateKeys(out.members);
+        return true;
+      }
+      return fail(object ? "missing a comma or '}' after an object member"
+                         : "missing a comma or ']' after an array element");
+    }
+  }
+
+  // A string at p_ (the opening quote). Runs of raw bytes are decoded as TextDecoder would
+  // (invalid UTF-8 becomes U+FFFD); each \u escape is one UTF-16 code unit, so lone surrogates
+  // survive as JSON.parse keeps them.
+  bool string(std::u16string& out) {
+    ++p_;
+    for (;;) {
+      const char* run = p_;
+      while (p_ != end_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20) ++p_;
+      if (p_ != run) {
+        std::u16string decoded = js::fromUtf8(std::string_view(run, static_cast<std::size_t>(p_ - run)));
+        if (out.empty()) {
+          out = std::move(decoded);  // a string without escapes: no second copy
+        } else {
+          out += decoded;
+        }
+      }
+      if (p_ == end_) return fail("missing a closing quotation mark in a string");
+      if (*p_ == '"') {
+        ++p_;
+        return true;
+      }
+      if (*p_ != '\\') return fail("a control character in a string");
+      if (end_ - p_ < 2) return fail("invalid escape in a string");
+      const char e = p_[1];
+      char16_t unit;
+      switch (e) {
+        case '"': unit = u'"'; break;
+        case '\\': unit = u'\\'; break;
+        case '/': unit = u'/'; break;
+        case 'b': unit = u'\b'; break;
+        case 'f': unit = u'\f'; break;
+        case 'n': unit = u'\n'; break;
+        case 'r': unit = u'\r'; break;
+        case 't': unit = u'\t'; break;
+        case 'u': {
+          if (end_ - p_ < 6) return fail("incorrect hex digit after \\u in a string");
+          unsigned code = 0;
+          for (int k = 2; k < 6; ++k) {
+            const int h = hexValue(p_[k]);
+            if (h < 0) return fail("incorrect hex digit after \\u in a string");
+            code = code * 16 + static_cast<unsigned>(h);
+          }
+          unit = static_cast<char16_t>(code);
+          p_ += 4;
+          break;
+        }
+        default:
+          return fail("invalid escape in a string");
+      }
+      out.push_back(unit);
+      p_ += 2;
+    }
+  }
+
+  // -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?, read exactly (js::decimalToDouble).
+  bool number(Value& out) {
+    const bool negative = *p_ == '-';
+    if (negative) ++p_;
+    if (p_ == end_ || !isDigit(*p_)) return fail("invalid value");
+    digits_.clear();
+    long exponent = 0;
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ != end_ && isDigit(*p_)) digits_.push_back(*p_++);
+    }
+    if (p_ != end_ && *p_ == '.') {
+      ++p_;
+      if (p_ == end_ || !isDigit(*p_)) return fail("missing the fraction part of a number");
+      while (p_ != end_ && isDigit(*p_)) {
+        // Leading zeros of the fraction only move the exponent.
+        if (!digits_.empty() || *p_ != '0') digits_.push_back(*p_);
+        ++p_;
+        --exponent;
+      }
+    }
+    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      const bool negativeExponent = p_ != end_ && *p_ == '-';
+      if (p_ != end_ && (*p_ == '-' || *p_ == '+')) ++p_;
+      if (p_ == end_ || !isDigit(*p_)) return fail("missing the exponent of a number");
+      long written = 0;
+      // Past a million the value is 0 or out of range whatever the digits; stop counting there.
+      for (; p_ != end_ && isDigit(*p_); ++p_) {
+        if (written < 1000000) written = written * 10 + (*p_ - '0');
+      }
+      exponent += negativeExponent ? -written : written;
+    }
+    const double magnitude = js::decimalToDouble(digits_, static_cast<int>(exponent));
+    if (magnitude == HUGE_VAL) return fail("number out of range");
+    out = Value::fromNumber(negative ? -magnitude : magnitude);
     return true;
   }
 };
 
-Error invalidJson(std::string what, std::size_t offset) {
-  return Error{ErrorCode::InvalidJson,
-               "Invalid JSON: " + what + " (at byte offset " + js::decimalAscii(offset) + ")", ""};
-}
-
 }  // namespace
 
-Result<json::Value> parseJson(std::string_view utf8Text) {
-  std::string buffer;
-  std::vector<std::size_t> shrunkAt;
-  copyForParsing(utf8Text, buffer, shrunkAt);
-
-  Builder builder;
-  rapidjson::Reader reader;
-  rapidjson::InsituStringStream stream(buffer.data());
-  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag |
-                              rapidjson::kParseFullPrecisionFlag;
-  rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, builder);
-  if (!ok) {
-    std::size_t offset = originalOffset(ok.Offset(), shrunkAt);
-    switch (builder.failure) {
-      case Failure::TooDeep:
-        return Error{ErrorCode::InputTooLarge,
-                     "JSON nesting is deeper than the limit of " + js::decimalAscii(kMaxJsonDepth) +
-                         " levels (at byte offset " + js::decimalAscii(offset) + ")",
-                     ""};
-      case Failure::OutOfRange:
-        return invalidJson("number out of range", offset);
-      case Failure::None:
-        break;
-    }
-    if (ok.Code() == rapidjson::kParseErrorNumberTooBig) {
-      return invalidJson(
-          std::string("number out of range: ") + rapidjson::GetParseError_En(ok.Code()), offset);
-    }
-    return invalidJson(rapidjson::GetParseError_En(ok.Code()), offset);
-  }
-  // The stream reads the NUL terminator as the end of the text, so a NUL byte inside the text
-  // would silently end it early; JSON has no place for a raw NUL, so reject it.
-  if (stream.Tell() != buffer.size()) {
-    return invalidJson("unexpected NUL byte", originalOffset(stream.Tell(), shrunkAt));
-  }
-  return std::move(builder.root);
-}
+Result<json::Value> parseJson(std::string_view utf8Text) { return Reader(utf8Text).document(); }
 
 }  // namespace cce

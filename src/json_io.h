@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// JSON text -> json::Value, with RapidJSON (the only unit that includes it).
+// JSON text -> json::Value, with the engine's own reader (json_io.cpp).
 //
 // Strings become UTF-16 exactly as JSON.parse would produce them: escaped lone surrogates
-// (`\ud83d` without its pair, as JSON.stringify writes them) survive, which RapidJSON alone rejects.
-// Duplicate keys keep the first position and the last value, as in JavaScript. Numbers are parsed
-// with full precision; values that overflow to +-Infinity are rejected (JSON.parse would accept
-// them, but the engine refuses non-finite numbers). Nesting deeper than `kMaxJsonDepth` is rejected
-// with InputTooLarge instead of exhausting the stack.
+// (`\ud83d` without its pair, as JSON.stringify writes them) survive, as JSON.parse keeps them.
+// Duplicate keys keep the first position and the last value, as in JavaScript. Numbers are read
+// exactly (the nearest double, js::decimalToDouble); values that overflow to +-Infinity are
+// rejected (JSON.parse would accept them, but the engine refuses non-finite numbers). Nesting
+// deeper than `kMaxJsonDepth` is rejected with InputTooLarge instead of exhausting the stack.
 #pragma once
 
 #include <cstddef>

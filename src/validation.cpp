@@ -162,7 +162,7 @@ bool keyEquals(std::string_view raw, std::string_view want) {
   return k == want.size();
 }
 
-// A JSON number token starting at `i`, if it is one (RapidJSON validates it later).
+// A JSON number token starting at `i`, if it is one (the JSON reader validates it later).
 std::optional<double> numberAt(std::string_view t, std::size_t i) {
   if (i >= t.size() || !(t[i] == '-' || (t[i] >= '0' && t[i] <= '9'))) return std::nullopt;
   std::size_t end = i;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,12 @@
 #include "token_estimate.h"
 
 namespace {
+
+// Both compress builds load through one glue, which names the module's exports in the order the
+// linker first meets their symbols. The speed build's free (dlmalloc's) was first met in RapidJSON's
+// allocator; with RapidJSON gone from the engine, this reference keeps it ahead of malloc and the
+// function table, the order of the size build (size_class_heap.cpp), so the glues stay identical.
+__attribute__((used)) void (*const freeFirst)(void*) = &std::free;
 
 // Requests are binary (docs/boundary.md "Bytes requests"), written by the JS layer straight into
 // wasm memory, which it owns and frees. Only the bytes entry points are bound: the JSON request

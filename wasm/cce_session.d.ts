@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: MIT
 // Hand-written types of the raw session module (dist/cce-session.mjs); internal, never exported.
 //
-// Keep this in sync with EMSCRIPTEN_BINDINGS in wasm/session_bindings.cpp and the link flags of
-// cce_session in wasm/CMakeLists.txt (INCOMING_MODULE_JS_API).
+// Keep this in sync with the exports of wasm/session_bindings.cpp and the link flags of
+// cce_session in wasm/CMakeLists.txt (INCOMING_MODULE_JS_API, EXPORTED_FUNCTIONS).
 import type { CceModuleArg } from './cce_wasm.js';
 
 export type { CceModuleArg };
 
 /** The module object after initialisation: the argument object, extended by the glue. */
 export interface CceSessionModule extends CceModuleArg {
-  /** cce::contextJson: one context-manager request in, its JSON envelope out (never throws). */
-  contextJson(request: string): string;
-  /** cce::compactionJson: one compaction request in, its JSON envelope out (never throws). */
-  compactionJson(request: string): string;
-  version(): string;
+  /**
+   * cce::contextJson over the UTF-8 request of `length` bytes at `pointer` (the caller's
+   * allocation); returns the address of two uint32 words {pointer, length} locating the UTF-8
+   * envelope, valid until the next call. Never fails: errors are envelopes.
+   */
+  _contextJson(pointer: number, length: number): number;
+  /** cce::compactionJson, the same way. */
+  _compactionJson(pointer: number, length: number): number;
+  /** The engine version (ASCII), located the same way. */
+  _version(): number;
   /** Executes `unreachable` (tests of trap recovery). */
-  debugTrap(): void;
+  _debugTrap(): void;
+  _malloc(size: number): number;
+  _free(pointer: number): void;
+  /** Replaced when memory grows: re-read after every call that may allocate. */
+  readonly HEAPU8: Uint8Array;
+  readonly HEAPU32: Uint32Array;
 }
 
 export type CreateCceSessionModule = (moduleArg?: CceModuleArg) => Promise<CceSessionModule>;

@@ -1,22 +1,69 @@
 // SPDX-License-Identifier: MIT
-// embind registrations of the session module (context manager, compaction); no logic lives here.
+// The session module's exports (context manager, compaction); no logic lives here.
 //
-// A second module beside cce.wasm: these entry points take JSON requests and so link RapidJSON,
-// which the compress module leaves out to keep every compress user's download small.
-#include <emscripten/bind.h>
+// Built three times (wasm/CMakeLists.txt): cce-session.wasm with both entry points
+// (cce-wasm/session/init), cce-context.wasm with contextJson only (cce-wasm/context) and
+// cce-compaction.wasm with compactionJson only (cce-wasm/compaction), so that each entry downloads
+// only the engine it runs. Modules beside cce.wasm: these entry points take JSON requests, which the compress
+// module leaves out to keep every compress user's download small. Plain C exports that take and
+// return numbers, not embind: js/src/session-load.ts writes the UTF-8 request into memory it
+// allocates with malloc and reads the answer located by the two words the call returns. Without
+// embind's JS runtime and string marshalling the glue is about half as large.
+#include <emscripten/emscripten.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "cce.h"
 #include "compaction/compaction_json.h"
 #include "context/context_json.h"
 
-EMSCRIPTEN_BINDINGS(cce_session) {
-  emscripten::function("contextJson",
-                       +[](const std::string& request) { return cce::contextJson(request); });
-  emscripten::function("compactionJson",
-                       +[](const std::string& request) { return cce::compactionJson(request); });
-  emscripten::function("version", +[] { return std::string(cce::version()); });
-  // Executes `unreachable`, so the JS tests can check recovery from a real trap.
-  emscripten::function("debugTrap", +[] { __builtin_trap(); });
+#if !defined(CCE_SESSION_CONTEXT) || !defined(CCE_SESSION_COMPACTION)
+#error "CCE_SESSION_CONTEXT and CCE_SESSION_COMPACTION (0 or 1) say which entry points to build"
+#endif
+
+namespace {
+
+// The envelope of the last call, read by JS straight from memory as {pointer, length}; replaced
+// by the next call.
+std::string answer;
+std::uint32_t answerView[2];
+
+std::uintptr_t keep(std::string envelope) {
+  answer = std::move(envelope);
+  answerView[0] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(answer.data()));
+  answerView[1] = static_cast<std::uint32_t>(answer.size());
+  return reinterpret_cast<std::uintptr_t>(answerView);
 }
+
+std::string_view request(const char* pointer, std::size_t length) { return {pointer, length}; }
+
+}  // namespace
+
+extern "C" {
+
+#if CCE_SESSION_CONTEXT
+// One context-manager request (UTF-8 JSON, `length` bytes at `pointer`) in; the address of
+// {pointer, length} of its UTF-8 JSON envelope out (never fails: errors are envelopes).
+EMSCRIPTEN_KEEPALIVE std::uintptr_t contextJson(const char* pointer, std::size_t length) {
+  return keep(cce::contextJson(request(pointer, length)));
+}
+
+#endif
+
+#if CCE_SESSION_COMPACTION
+// The same for one compaction request.
+EMSCRIPTEN_KEEPALIVE std::uintptr_t compactionJson(const char* pointer, std::size_t length) {
+  return keep(cce::compactionJson(request(pointer, length)));
+}
+#endif
+
+// The engine version (ASCII), located the same way.
+EMSCRIPTEN_KEEPALIVE std::uintptr_t version() { return keep(cce::version()); }
+
+// Executes `unreachable`, so the JS tests can check recovery from a real trap.
+EMSCRIPTEN_KEEPALIVE void debugTrap() { __builtin_trap(); }
+
+}  // extern "C"

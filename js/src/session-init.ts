@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `cce-wasm/session/init`: context manager and compaction with explicit loading (Workers, Deno).
+import createCceSessionModule from './cce-session.mjs';
 import { loadSession } from './session-load.js';
 import { fetchBeside, type InitOptions } from './wasm-load.js';
 
@@ -22,6 +23,11 @@ export type { InitOptions } from './wasm-load.js';
  * await init({ wasmBinary: await fs.readFile('node_modules/cce-wasm/dist/cce-session.wasm') });
  */
 export function init(options?: InitOptions): Promise<void> {
-  if (options !== undefined) return loadSession(options);
-  return loadSession(fetchBeside(() => new URL('./cce-session.wasm', import.meta.url)));
+  const entries = ['contextJson', 'compactionJson'] as const;
+  if (options !== undefined) return loadSession(createCceSessionModule, entries, options);
+  return loadSession(
+    createCceSessionModule,
+    entries,
+    fetchBeside(() => new URL('./cce-session.wasm', import.meta.url)),
+  );
 }

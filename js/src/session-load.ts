@@ -1,27 +1,67 @@
 // SPDX-License-Identifier: MIT
-// The session module (cce-session.wasm: context manager, compaction): one instance, JSON calls.
-import createCceSessionModule, { type CceSessionModule } from './cce-session.mjs';
+// The session modules (context manager, compaction): JSON calls, one instance per module.
+//
+// Each entry loads the module it runs (cce-context.wasm, cce-compaction.wasm; cce-session.wasm,
+// with both, for cce-wasm/session/init and workerd) through that module's own glue, which the
+// entry imports and hands over here, so this file imports no glue.
+import type { CceSessionModule } from './cce-session.mjs';
 import { CompressError, type ErrorCode } from './errors.js';
-import { createLoader } from './wasm-load.js';
+import { createLoader, type InitOptions, type Loader, type ModuleArg } from './wasm-load.js';
 
-const loader = createLoader<CceSessionModule>({
-  factory: createCceSessionModule as (arg: object) => Promise<CceSessionModule>,
-  ready: (module) => typeof module.contextJson === 'function',
-  name: 'the session engine',
-  use: 'the context manager or compaction functions',
-  init: 'init() from cce-wasm/session/init',
-});
+/** @internal A session entry point: the export a module must have to serve it. */
+export type SessionEntry = 'contextJson' | 'compactionJson';
+/** @internal A session module's Emscripten factory (its glue's default export). */
+export type SessionFactory = (arg: ModuleArg) => Promise<CceSessionModule>;
 
-/** @internal Loads the session module once; later calls share the first load. */
-export const loadSession = loader.load;
-/** @internal True once the session module can be used synchronously. */
-export const isSessionLoaded = loader.isLoaded;
+const loaders = new Map<SessionFactory, Loader<CceSessionModule>>();
+/** Which loaded (or loading) module serves each entry point. */
+const serving: { [E in SessionEntry]?: Loader<CceSessionModule> } = {};
 
-/** @internal The live session instance (re-created after a trap): states held by handle live in
- * one instance, so a manager compares it with the one it opened its state in. */
-export const sessionInstance = loader.engine;
-/** @internal The live session instance, if any, without re-creating one. */
-export const currentSessionInstance = loader.currentEngine;
+/**
+ * @internal Loads the module of `factory`, which serves `entries`, once; later calls for the same
+ * module share the first load. An entry point keeps the module that served it first, unless that
+ * one never loaded (a failed fetch: then init() from cce-wasm/session/init can still supply one).
+ */
+export function loadSession(
+  factory: SessionFactory,
+  entries: readonly SessionEntry[],
+  source: InitOptions | (() => Promise<WebAssembly.Module>),
+): Promise<void> {
+  let loader = loaders.get(factory);
+  if (loader === undefined) {
+    loader = createLoader<CceSessionModule>({
+      factory: factory as (arg: object) => Promise<CceSessionModule>,
+      ready: (module) => entries.every((entry) => typeof module[`_${entry}`] === 'function'),
+      name: 'the session engine',
+      use: 'the context manager or compaction functions',
+      init: 'init() from cce-wasm/session/init',
+    });
+    loaders.set(factory, loader);
+  }
+  for (const entry of entries) {
+    if (!(serving[entry]?.isLoaded() ?? false)) serving[entry] = loader;
+  }
+  return loader.load(source);
+}
+
+function loaderOf(entry: SessionEntry): Loader<CceSessionModule> {
+  const loader = serving[entry];
+  if (loader === undefined) {
+    throw new CompressError(
+      'Internal',
+      'cce-wasm: the session engine is not loaded; call init() from cce-wasm/session/init first',
+    );
+  }
+  return loader;
+}
+
+/** @internal The live instance of the context manager's module (re-created after a trap): states
+ * held by handle live in one instance, so a manager compares it with the one it opened its state
+ * in. */
+export const sessionInstance = (): CceSessionModule => loaderOf('contextJson').engine();
+/** @internal The same, if any, without re-creating one. */
+export const currentSessionInstance = (): CceSessionModule | undefined =>
+  serving.contextJson?.currentEngine();
 
 /** @internal UTF-16 units sent to and received from the session module so far (tests count
  * what crosses the boundary per call). */
@@ -60,11 +100,12 @@ export function callSession<Output, Pending = never>(
       { cause: error },
     );
   }
+  const loader = loaderOf(entry);
   const raw = loader.engine();
   let answer: string;
   sessionTraffic.sent += text.length;
   try {
-    answer = raw[entry](text);
+    answer = runEntry(raw, entry, text);
   } catch (error) {
     loader.dropInstance(); // after a trap the heap is not trustworthy; the next call re-creates it
     throw new CompressError(
@@ -86,11 +127,41 @@ export function callSession<Output, Pending = never>(
     : { output: envelope.output as Output };
 }
 
-/** @internal Makes the session engine execute `unreachable` (tests of trap recovery). */
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * One call of a plain export: the request's UTF-8 goes into memory the module allocates (and
+ * frees after the call), the answer is read where the two words the call returns locate it.
+ */
+function runEntry(
+  raw: CceSessionModule,
+  entry: 'contextJson' | 'compactionJson',
+  text: string,
+): string {
+  const bytes = encoder.encode(text);
+  const pointer = raw._malloc(Math.max(bytes.length, 1));
+  if (pointer === 0) throw new RangeError('the session engine is out of memory');
+  raw.HEAPU8.set(bytes, pointer); // HEAPU8 is read after malloc, which may grow memory
+  const at = (entry === 'contextJson' ? raw._contextJson : raw._compactionJson)(
+    pointer,
+    bytes.length,
+  );
+  // Freed only after a call that returned: after a trap the instance is dropped whole.
+  raw._free(pointer);
+  const heap = raw.HEAPU32; // re-read: the call may have grown memory
+  const start = heap[at >>> 2] as number;
+  const length = heap[(at >>> 2) + 1] as number;
+  return decoder.decode(raw.HEAPU8.subarray(start, start + length));
+}
+
+/** @internal Makes the session engine execute `unreachable` (tests of trap recovery): the
+ * context manager's module, or compaction's when only that one is loaded. */
 export function debugSessionTrap(): void {
+  const loader = serving.contextJson ?? loaderOf('compactionJson');
   const raw = loader.engine();
   try {
-    raw.debugTrap();
+    raw._debugTrap();
   } catch (error) {
     loader.dropInstance();
     throw new CompressError('Internal', `cce-wasm: the session engine trapped`, '', {

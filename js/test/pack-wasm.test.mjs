@@ -149,7 +149,13 @@ describe('reorder-functions', () => {
 
   test('the build packed the package modules: one data segment each, and they validate', async () => {
     const { readFileSync } = await import('node:fs');
-    for (const file of ['cce.wasm', 'cce-fast.wasm', 'cce-session.wasm']) {
+    for (const file of [
+      'cce.wasm',
+      'cce-fast.wasm',
+      'cce-session.wasm',
+      'cce-context.wasm',
+      'cce-compaction.wasm',
+    ]) {
       const bytes = readFileSync(new URL(`../../dist/${file}`, import.meta.url));
       assert.ok(WebAssembly.validate(bytes), file);
       assert.equal(mergeDataSegments(bytes).before, 1, `${file} has one data segment`);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "jscompat/shortest_digits.h"
 #include "jscompat/string.h"
@@ -229,11 +230,12 @@ bool grisu3(double x, std::string& digits, int& exponent) {
 // strtod or software long double (about 11% of its code before). Only the rare doubles Grisu3
 // cannot decide take this path, so simplicity beats speed here.
 
-// An unsigned integer of up to kLimbs * 32 bits; the largest value here is about 2^1130 (the
-// scaled numerator of the smallest subnormal), with room for one more factor of ten.
+// An unsigned integer of up to kLimbs * 32 bits. The largest value here is about 2^3800: the
+// decimal reader's scaled halfway point for kMaxDecimalDigits digits at the smallest exponent
+// (the digit generator's largest is about 2^1130, the scaled numerator of the smallest subnormal).
 class BigNum {
  public:
-  static constexpr int kLimbs = 40;
+  static constexpr int kLimbs = 128;
 
   explicit BigNum(std::uint64_t value = 0) {
     limbs_[0] = static_cast<std::uint32_t>(value);
@@ -247,6 +249,16 @@ class BigNum {
       std::uint64_t product = static_cast<std::uint64_t>(limbs_[i]) * factor + carry;
       limbs_[i] = static_cast<std::uint32_t>(product);
       carry = product >> 32;
+    }
+    if (carry != 0) limbs_[used_++] = static_cast<std::uint32_t>(carry);
+  }
+
+  void addSmall(std::uint32_t value) {
+    std::uint64_t carry = value;
+    for (int i = 0; i < used_ && carry != 0; ++i) {
+      carry += limbs_[i];
+      limbs_[i] = static_cast<std::uint32_t>(carry);
+      carry >>= 32;
     }
     if (carry != 0) limbs_[used_++] = static_cast<std::uint32_t>(carry);
   }
@@ -318,7 +330,58 @@ class BigNum {
   int used_ = 0;
 };
 
+// The sign of digits x 10^exponent minus the point halfway between the finite x >= 0 and the
+// next double up, exactly.
+int compareWithUpperHalfway(std::string_view digits, int exponent, double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const int biased = static_cast<int>(bits >> 52);
+  const std::uint64_t m =
+      biased == 0 ? bits : (bits & 0x000FFFFFFFFFFFFFULL) | (1ULL << 52);
+  const int k = biased == 0 ? -1074 : biased - 1075;  // x = m * 2^k, halfway (2m + 1) * 2^(k-1)
+  BigNum value(0), halfway(2 * m + 1);
+  for (char c : digits) {
+    value.multiplySmall(10);
+    value.addSmall(static_cast<std::uint32_t>(c - '0'));
+  }
+  if (exponent >= 0) {
+    value.multiplyPow10(exponent);
+  } else {
+    halfway.multiplyPow10(-exponent);
+  }
+  if (k >= 1) {
+    halfway.shiftLeft(k - 1);
+  } else {
+    value.shiftLeft(1 - k);
+  }
+  return BigNum::compare(value, halfway);
+}
+
+double nextUp(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  ++bits;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+
+double nextDown(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  --bits;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+
+bool evenSignificand(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return (bits & 1) == 0;
+}
+
 }  // namespace
+
+
 
 void shortestDigitsExact(double x, std::string& digits, int& exponent) {
   std::uint64_t bits;
@@ -435,6 +498,60 @@ void shortestDigits(double x, std::string& digits, int& exponent) {
 }
 
 }  // namespace detail
+
+double decimalToDouble(std::string_view digits, int exponent) {
+  // Digits past kMaxDecimalDigits only tell whether the rest is zero: a double or a halfway
+  // point between two has at most 767 significant digits, so a nonzero tail read as one 1 digit
+  // after them leaves every comparison below as it was.
+  std::string kept;
+  if (digits.size() > kMaxDecimalDigits) {
+    kept.assign(digits.substr(0, kMaxDecimalDigits));
+    exponent += static_cast<int>(digits.size() - kMaxDecimalDigits);
+    if (digits.find_first_not_of('0', kMaxDecimalDigits) != std::string_view::npos) {
+      kept.push_back('1');
+      --exponent;
+    }
+    digits = kept;
+  }
+  const int n = static_cast<int>(digits.size());
+  if (n == 0) return 0;
+  if (n + exponent > 309) return HUGE_VAL;  // at least 10^309
+  if (n + exponent <= -324) return 0;       // below 10^-324, under half the smallest subnormal
+  // An estimate from the leading 19 digits (exact below 2^53 and 10^22: then it is the answer).
+  const int lead = n < 19 ? n : 19;
+  std::uint64_t significand = 0;
+  for (int i = 0; i < lead; ++i) significand = significand * 10 + static_cast<unsigned>(digits[i] - '0');
+  double x = static_cast<double>(significand);
+  int scale = exponent + (n - lead);
+  if (n <= 15 && scale >= -22 && scale <= 22) {
+    double power = 1;
+    for (int i = 0; i < (scale < 0 ? -scale : scale); ++i) power *= 10;
+    return scale < 0 ? x / power : x * power;
+  }
+  for (; scale >= 22; scale -= 22) x *= 1e22;
+  for (; scale <= -22; scale += 22) x /= 1e22;
+  for (; scale > 0; --scale) x *= 10;
+  for (; scale < 0; ++scale) x /= 10;
+  if (x > 1.7976931348623157e308) x = 1.7976931348623157e308;
+  // Each scaling step rounded once, so the estimate is a few units in the last place off: walk
+  // to the double whose rounding interval holds the decimal (ties to the even significand).
+  for (;;) {
+    const int above = detail::compareWithUpperHalfway(digits, exponent, x);
+    if (above > 0 || (above == 0 && !detail::evenSignificand(x))) {
+      if (x == 1.7976931348623157e308) return HUGE_VAL;
+      x = detail::nextUp(x);
+      continue;
+    }
+    if (x == 0) return x;
+    const double below = detail::nextDown(x);
+    const int under = detail::compareWithUpperHalfway(digits, exponent, below);
+    if (under < 0 || (under == 0 && detail::evenSignificand(below))) {
+      x = below;
+      continue;
+    }
+    return x;
+  }
+}
 
 std::string numberToString(double x) {
   if (std::isnan(x)) return "NaN";

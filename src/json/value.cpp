@@ -6,6 +6,15 @@
 
 namespace cce::json {
 
+#ifdef CCE_OUT_OF_LINE_JSON_VALUE
+Value::Value() = default;
+Value::Value(const Value&) = default;
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(const Value&) = default;
+Value& Value::operator=(Value&&) noexcept = default;
+Value::~Value() = default;
+#endif
+
 const Value* Value::find(std::u16string_view key) const {
   if (kind != Kind::Object) return nullptr;
   for (const Member& m : members) {
