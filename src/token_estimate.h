@@ -43,7 +43,9 @@ enum TokenFeature : int {
   kDigitsAfterBlank,  // a blank before a number is a token of its own
   kPunctRuns,         // runs of ASCII and general punctuation
   kPunctChars,        // characters in those runs
+  kEscapes,           // a letter right after a backslash ("\n" in JSON text, "C:\Users")
   kNewlineRuns,       // whitespace runs containing a line break
+  kPunctNewlines,     // such runs right after punctuation, which o200k's pre-tokenizer joins to it
   kBlankRuns,         // runs of >= 2 blanks (indentation, alignment) not ending at a line break
   kHan,               // CJK ideographs (and radicals, bopomofo, Yi)
   kHiragana,          // hiragana (particles and endings: little merging)
