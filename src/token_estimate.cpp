@@ -568,19 +568,17 @@ constexpr bool kInterleavedScan = true;
 
 // ---- the speed build's scan: plain ASCII units two at a time -----------------------------------
 // Nearly every unit of a chat is ASCII, and no ASCII unit but a control is a symbol (the only unit
-// whose meaning depends on the unit before it) or a surrogate. The backslash, whose own unit kind
-// is rare enough that a table for it would cost more than its general steps do, is not plain
-// either. The other ASCII units ("plain")
-// fall into six of the automaton's unit kinds, seven with the punctuation of base64 (which
-// random-looking runs hold), so two of them make one of 49 pairs: one load of a table indexed by
+// whose meaning depends on the unit before it) or a surrogate. The other ASCII units ("plain")
+// fall into seven of the automaton's unit kinds, eight with the punctuation of base64 (which
+// random-looking runs hold), so two of them make one of 64 pairs: one load of a table indexed by
 // state and pair takes both steps, which halves the chain of dependent loads the pass is made of
 // and skips the repeat and surrogate tests, and one load of a table indexed by the pair takes the
 // random-looking runs' counts. Any other unit takes the general step.
 
-// The kind of each ASCII unit in the pair table: 0-6 for plain units, kNotPlain for the others.
+// The kind of each ASCII unit in the pair table: 0-7 for plain units, kNotPlain for the others.
 constexpr std::uint8_t kNotPlain = 64;
-constexpr std::uint32_t kPairRow = 64;     // a state's row: pairs at 8 * first + second (< 56) ...
-constexpr std::uint32_t kSingleSlot = 56;  // ... and single units at 56 + kind
+constexpr std::uint32_t kPairRow = 72;     // a state's row: pairs at 8 * first + second (< 64) ...
+constexpr std::uint32_t kSingleSlot = 64;  // ... and single units at 64 + kind
 
 constexpr std::uint8_t plainKind(Unit u) {
   switch (u) {
@@ -590,19 +588,20 @@ constexpr std::uint8_t plainKind(Unit u) {
     case kUBlank: return 3;
     case kUNewline: return 4;
     case kUPunct: return 5;
+    case kUEscape: return 7;
     default: return kNotPlain;
   }
 }
 constexpr std::uint8_t kBase64Punct = 6;  // + / _ - =: punctuation to the automaton
-constexpr std::uint32_t kPlainKinds = 7;
+constexpr std::uint32_t kPlainKinds = 8;
 constexpr Unit kPlainUnits[kPlainKinds] = {kULower,   kUUpper, kUDigit, kUBlank,
-                                           kUNewline, kUPunct, kUPunct};
+                                           kUNewline, kUPunct, kUPunct, kUEscape};
 
 struct RunPairSteps {
   RunPairStep pair[8 * kPlainKinds];
 };
 constexpr RunPairSteps runPairSteps() {
-  constexpr char kExample[kPlainKinds] = {'a', 'A', '0', ' ', '\n', '.', '+'};
+  constexpr char kExample[kPlainKinds] = {'a', 'A', '0', ' ', '\n', '.', '+', '\\'};
   RunPairSteps t{};
   for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
     for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
