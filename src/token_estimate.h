@@ -32,8 +32,9 @@ namespace detail {
 /// non-negative.
 enum TokenFeature : int {
   kSpacedWords,       // Latin words right after a blank (" word": usually one token)
-  kAttachedWords,     // Latin words right after punctuation (".get", "(src": often one token)
-  kBareWords,         // other Latin words: line starts, camelCase humps, after digits
+  kAttachedWords,     // Latin words right after one mark that follows a non-blank (".get", "(src")
+  kBareWords,         // other Latin words: line starts, camelCase humps, after digits, escapes,
+                      // blank + mark (" (src") or a run of marks ("](/en")
   kSpacedWordTail,    // letters past the length at which spaced words start to split
   kBareWordTail,      // same for attached and bare words (identifiers, hashes split sooner)
   kCapsTail,          // upper-case letters after the first in a word piece ("JSON", "YBGl")
