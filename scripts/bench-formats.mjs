@@ -6,7 +6,9 @@
 // results, reasoning summaries) plus 3 tokens per message (OpenAI's documented per-message
 // overhead) plus images by the provider's formula. Also: valid outputs and exact round trips.
 // The main entry's row runs `compress` of cce-wasm itself on the engine dialect, for comparison.
-//   node scripts/bench-formats.mjs [--limit N]
+//   node scripts/bench-formats.mjs [--limit N] [--over]
+// --over also lists every `fits: true` result above 1.10 x its budget by o200k (which
+// conversation, which budget), to find what the estimate undercounts.
 // Uses dist/ (npm run build first; cce-wasm/formats) and the data sets beside the repository.
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -21,15 +23,25 @@ import { sharedPath } from '../js/test/support/shared-data.mjs';
 
 const limitAt = process.argv.indexOf('--limit');
 const limit = limitAt > 0 ? Number(process.argv[limitAt + 1]) : Infinity;
+const listOver = process.argv.includes('--over');
 
+// Where each conversation came from (file and index), for --over.
+const sources = new WeakMap();
 function load(rel) {
   const dir = sharedPath(rel);
   const out = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    for (const c of JSON.parse(readFileSync(dir + file, 'utf8'))) out.push(c);
+    JSON.parse(readFileSync(dir + file, 'utf8')).forEach((c, i) => {
+      if (typeof c === 'object' && c !== null) sources.set(c, `${rel}${file}#${i}`);
+      out.push(c);
+    });
   }
   return out;
 }
+const withSource = (from, to) => {
+  if (sources.has(from)) sources.set(to, sources.get(from));
+  return to;
+};
 
 // data/native in both shapes, and the agentic conversations of data/real (those with tool calls).
 const native = load('data/native/anthropic/').slice(0, limit);
@@ -79,8 +91,9 @@ const problemKey = (p) => `${p.code}:${p.callId ?? ''}`;
 
 function run(label, cases, dialect = false, compress = formatsCompress) {
   const format = dialect ? 'openai-chat' : label;
-  const row = { format: label, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], results: 0, resultsKept: 0 };
-  for (const { messages, system } of cases) {
+  const row = { format: label, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], over: [], results: 0, resultsKept: 0 };
+  for (const item of cases) {
+    const { messages, system } = item;
     const options = dialect ? {} : system === undefined ? { format } : { format, system };
     const before = new Set(validate(messages, { ...options, format }).map(problemKey));
     const full = compress(messages, { ...options, tokenBudget: 1e12 });
@@ -103,6 +116,7 @@ function run(label, cases, dialect = false, compress = formatsCompress) {
       const ratio = sentTokens(result.messages, system, format) / budget;
       row.ratios.push(ratio);
       if (ratio <= 1.1) row.honest++;
+      else row.over.push(`${sources.get(item) ?? '?'} at ${share * 100} %: ${ratio.toFixed(3)} x budget ${budget}`);
       row.worst = Math.max(row.worst, ratio);
     }
   }
@@ -110,15 +124,15 @@ function run(label, cases, dialect = false, compress = formatsCompress) {
 }
 
 const rows = [
-  run('anthropic', native.map((b) => ({ messages: b.messages, system: b.system }))),
-  run('openai-chat', chatShaped.map((c) => ({ messages: toOpenAIChat(c) }))),
-  run('openai-chat with ids (engine dialect)', chatShaped.map((c) => ({ messages: c })), true),
+  run('anthropic', native.map((b) => withSource(b, { messages: b.messages, system: b.system }))),
+  run('openai-chat', chatShaped.map((c) => withSource(c, { messages: toOpenAIChat(c) }))),
+  run('openai-chat with ids (engine dialect)', chatShaped.map((c) => withSource(c, { messages: c })), true),
   // The main entry (import { compress } from 'cce-wasm') on the same messages: its default
   // estimate, computed in the engine (no counter called back).
-  run('main entry, default estimate', chatShaped.map((c) => ({ messages: c })), true, mainCompress),
-  run('ai-sdk', chatShaped.map((c) => ({ messages: toAiSdk(c) }))),
-  run('openai-responses', chatShaped.map((c) => ({ messages: toResponses(c) }))),
-  run('langchain', chatShaped.map((c) => ({ messages: toLangChain(c, lc) }))),
+  run('main entry, default estimate', chatShaped.map((c) => withSource(c, { messages: c })), true, mainCompress),
+  run('ai-sdk', chatShaped.map((c) => withSource(c, { messages: toAiSdk(c) }))),
+  run('openai-responses', chatShaped.map((c) => withSource(c, { messages: toResponses(c) }))),
+  run('langchain', chatShaped.map((c) => withSource(c, { messages: toLangChain(c, lc) }))),
 ];
 
 const median = (xs) => {
@@ -133,4 +147,11 @@ for (const r of rows) {
       `${((100 * r.resultsKept) / r.results).toFixed(1)} % | ${r.fits} | ${r.honest} | ` +
       `${median(r.ratios).toFixed(3)} | ${r.worst.toFixed(3)} |`,
   );
+}
+if (listOver) {
+  for (const r of rows) {
+    if (r.over.length === 0) continue;
+    console.log(`\n${r.format}: fits: true above 1.10 x budget`);
+    for (const line of r.over) console.log(`  ${line}`);
+  }
 }

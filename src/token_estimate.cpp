@@ -8,28 +8,35 @@
 namespace cce {
 namespace detail {
 
-// Fitted by `node scripts/measure-token-estimate.mjs --fit`: non-negative weighted least squares
-// against o200k_base counts of every message in ../shared/data/real and of the paragraphs in
-// tests/data/token-estimate (not holdout/), each data set weighted equally (the samples, which
-// alone carry the CJK and other-script features, twice), squared errors relative to
-// max(tokens, 20)^1.5. A zero means the fit found the feature free given the others: o200k merges
-// CJK punctuation into the next ideograph ("，是"), and a word of another script costs no more than
-// its letters.
+// Fitted in two rounds by scripts/measure-token-estimate.mjs (docs/token-counts.md, "The costs").
+// The script costs (kLatinExtended, kHan ... kOtherWords, kJoiners, kAstral) come from
+// `--fit --fit-power 1.5`: each data set weighted equally and the samples of
+// tests/data/token-estimate (which alone carry the CJK and other-script features) twice. A zero
+// means the fit found the feature free given the others (o200k merges CJK punctuation into the
+// next ideograph, "，是"; a word of another script costs no more than its letters). The others
+// are refitted with those, kNewlineRuns (a run of line breaks is one o200k token) and kRandomChars
+// (below) kept: `--fit --fit-pooled --fit-keep newlineRuns,<script features>`, every text the
+// default mode bills (contents, tool names and arguments) of data/real, data/native and
+// data/bench pooled, squared errors relative to max(tokens, 20), so that every token weighs about
+// the same. The first round weighed one-line messages most, and long tool outputs and arguments,
+// which decide whether a conversation fits its budget, were estimated 5-15 % low.
 constexpr std::array<std::uint32_t, kFeatureCount> kTokenFeatureCostMilli = {
-    993,   // kSpacedWords
-    424,   // kAttachedWords
-    571,   // kBareWords
-    45,    // kSpacedWordTail
-    147,   // kBareWordTail
-    211,   // kCapsTail
-    333,   // kGlued
+    975,   // kSpacedWords
+    214,   // kAttachedWords
+    829,   // kBareWords
+    64,    // kSpacedWordTail
+    150,   // kBareWordTail
+    171,   // kCapsTail
+    73,    // kGlued
     804,   // kLatinExtended
-    1198,  // kDigitGroups
-    1197,  // kDigitsAfterBlank
-    812,   // kPunctRuns
-    79,    // kPunctChars
-    586,   // kNewlineRuns
-    564,   // kBlankRuns
+    1247,  // kDigitGroups
+    949,   // kDigitsAfterBlank
+    896,   // kPunctRuns
+    51,    // kPunctChars
+    783,   // kEscapes
+    1000,  // kNewlineRuns
+    0,     // kPunctNewlines
+    804,   // kBlankRuns
     858,   // kHan
     801,   // kHiragana
     529,   // kKatakana
@@ -40,11 +47,11 @@ constexpr std::array<std::uint32_t, kFeatureCount> kTokenFeatureCostMilli = {
     336,   // kOtherLetters
     417,   // kSparseLetters
     0,     // kOtherWords
-    1327,  // kSymbols
-    162,   // kSymbolRepeats
+    1149,  // kSymbols
+    181,   // kSymbolRepeats
     1970,  // kJoiners
     1768,  // kAstral
-    180,   // kRandomChars: not fitted; o200k spends 0.176 more per unit on random base64 (below)
+    170,   // kRandomChars (below)
 };
 
 namespace {
@@ -75,6 +82,7 @@ enum Unit : std::uint8_t {
   kUHigh,     // high surrogate
   kULow,      // low surrogate (only a lone one reaches the pass: pairs are taken together)
   kURepeat,   // a symbol equal to the unit before it (set by the pass, not by the table)
+  kUEscape,   // backslash: punctuation, but the letter after it is an escape, not a word's start
   kUnitCount
 };
 
@@ -173,6 +181,7 @@ const Unit* unitTable() {
     for (int c = '0'; c <= '9'; ++c) table[c] = kUDigit;
     for (char16_t c : std::u16string_view(u"\t \v\f")) table[c] = kUBlank;
     table[u'\n'] = table[u'\r'] = kUNewline;
+    table[u'\\'] = kUEscape;
     constexpr std::size_t kCount = sizeof kRanges / sizeof kRanges[0];
     for (std::size_t r = 0; r < kCount; ++r) {
       std::size_t end = r + 1 < kCount ? kRanges[r + 1].first : 0x10000;
@@ -194,7 +203,9 @@ constexpr bool isScriptLetter(Unit u) { return u == kUCyrillic || u == kUOther |
 enum State : std::uint8_t {
   kSStart,   // nothing yet: like the start of a line, but not inside a whitespace run
   kSMisc,    // after an ideograph, kana, CJK punctuation, symbol, joiner or surrogate
-  kSPunct,
+  kSPunct,     // after one punctuation mark right after a non-blank: a word joins it (".get")
+  kSPunctRun,  // after a longer run, or a mark after a blank: a word after it is its own piece
+  kSEscape,    // after a backslash (inside or ending a punctuation run)
   kSHangul,
   kSScript,  // after a Cyrillic, other or sparse letter
   kSDigit,   // + position of the last digit in its run, mod 3 (3 states)
@@ -202,6 +213,9 @@ enum State : std::uint8_t {
   kSLetter = kSSpace + 6,  // + 8 * (2 * last letter's unit + spaced piece) + min(len, tail+1) - 1
   kStateCount = kSLetter + 3 * 2 * 8
 };
+
+// After a punctuation mark (the three punctuation states are contiguous).
+constexpr bool inPunct(std::uint8_t state) { return state >= kSPunct && state <= kSEscape; }
 
 constexpr std::uint32_t kSpacedCap = kSpacedTailFrom + 1;
 constexpr std::uint32_t kBareCap = kBareTailFrom + 1;
@@ -230,7 +244,12 @@ constexpr Step step(std::uint8_t state, Unit u) {
   // A run of >= 2 blanks after the last line break is one token once something follows it.
   if (u != kUBlank && u != kUNewline && blanks >= 2) features |= bit(kBlankRuns);
 
-  if (isLetter(u)) {
+  if (isLetter(u) && state == kSEscape) {
+    // An escape ("\n", "\t", "\u" in JSON text): o200k makes the letter a token of its own (or
+    // one with the backslash), and the word after it ("\nimport") is a new piece: from kSMisc the
+    // next letter starts a bare word.
+    features |= bit(kEscapes);
+  } else if (isLetter(u)) {
     bool spaced = afterLetter && ((state - kSLetter) / 8) % 2 == 1;
     std::uint32_t len = afterLetter ? (state - kSLetter) % 8 + 1 : 0;
     if (!afterLetter) {
@@ -263,14 +282,19 @@ constexpr Step step(std::uint8_t state, Unit u) {
     next = kSDigit + phase;
   } else if (u == kUNewline) {
     // Blanks before a line break belong to the newline token.
-    if (lineBreak == 0) features |= bit(kNewlineRuns);
+    // After punctuation they belong to its token (".\n\n", "{\n"): o200k's pre-tokenizer takes
+    // the line breaks that follow a punctuation run into it.
+    if (lineBreak == 0) features |= bit(inPunct(state) ? kPunctNewlines : kNewlineRuns);
     next = kSSpace + 3;
   } else if (u == kUBlank) {
     next = kSSpace + 3 * lineBreak + (blanks < 2 ? blanks + 1 : 2);
-  } else if (u == kUPunct) {
-    if (state != kSPunct) features |= bit(kPunctRuns);
+  } else if (u == kUPunct || u == kUEscape) {
+    const bool inRun = inPunct(state);
+    if (!inRun) features |= bit(kPunctRuns);
     features |= bit(kPunctChars);
-    next = kSPunct;
+    // o200k's pre-tokenizer joins a mark to the word after it only when no blank or other mark
+    // comes before it: "(src" is one piece, " (src" and "](/en" are two (the word is then bare).
+    next = u == kUEscape ? kSEscape : inRun || afterBlank ? kSPunctRun : kSPunct;
   } else if (u == kUHangul) {
     if (state != kSHangul) features |= bit(kHangulWords);
     features |= bit(kHangul);
@@ -409,7 +433,7 @@ void scan(const char16_t* s, std::size_t begin, std::size_t end, Sink& sink) {
 
 // ---- random-looking runs ------------------------------------------------------------------------
 // The automaton prices a run of base64 characters like identifiers, about 0.51 tokens a unit;
-// o200k_base spends 0.69 on random base64 (measured over 8 to 4,096 random bytes: 0.176 more a
+// o200k_base spends 0.68 on random base64 (measured over 8 to 4,096 random bytes: 0.170 more a
 // unit), because its merges are words and random letters hardly merge. A run is random-looking
 // when its letters are not words: both cases well mixed and digits among them (base64 data,
 // encrypted content, keys); hex, camelCase identifiers and prose fail the mix test.
@@ -545,16 +569,16 @@ constexpr bool kInterleavedScan = true;
 // ---- the speed build's scan: plain ASCII units two at a time -----------------------------------
 // Nearly every unit of a chat is ASCII, and no ASCII unit but a control is a symbol (the only unit
 // whose meaning depends on the unit before it) or a surrogate. The other ASCII units ("plain")
-// fall into six of the automaton's unit kinds, seven with the punctuation of base64 (which
-// random-looking runs hold), so two of them make one of 49 pairs: one load of a table indexed by
+// fall into seven of the automaton's unit kinds, eight with the punctuation of base64 (which
+// random-looking runs hold), so two of them make one of 64 pairs: one load of a table indexed by
 // state and pair takes both steps, which halves the chain of dependent loads the pass is made of
 // and skips the repeat and surrogate tests, and one load of a table indexed by the pair takes the
 // random-looking runs' counts. Any other unit takes the general step.
 
-// The kind of each ASCII unit in the pair table: 0-6 for plain units, kNotPlain for the others.
+// The kind of each ASCII unit in the pair table: 0-7 for plain units, kNotPlain for the others.
 constexpr std::uint8_t kNotPlain = 64;
-constexpr std::uint32_t kPairRow = 64;     // a state's row: pairs at 8 * first + second (< 56) ...
-constexpr std::uint32_t kSingleSlot = 56;  // ... and single units at 56 + kind
+constexpr std::uint32_t kPairRow = 72;     // a state's row: pairs at 8 * first + second (< 64) ...
+constexpr std::uint32_t kSingleSlot = 64;  // ... and single units at 64 + kind
 
 constexpr std::uint8_t plainKind(Unit u) {
   switch (u) {
@@ -564,19 +588,20 @@ constexpr std::uint8_t plainKind(Unit u) {
     case kUBlank: return 3;
     case kUNewline: return 4;
     case kUPunct: return 5;
+    case kUEscape: return 7;
     default: return kNotPlain;
   }
 }
 constexpr std::uint8_t kBase64Punct = 6;  // + / _ - =: punctuation to the automaton
-constexpr std::uint32_t kPlainKinds = 7;
+constexpr std::uint32_t kPlainKinds = 8;
 constexpr Unit kPlainUnits[kPlainKinds] = {kULower,   kUUpper, kUDigit, kUBlank,
-                                           kUNewline, kUPunct, kUPunct};
+                                           kUNewline, kUPunct, kUPunct, kUEscape};
 
 struct RunPairSteps {
   RunPairStep pair[8 * kPlainKinds];
 };
 constexpr RunPairSteps runPairSteps() {
-  constexpr char kExample[kPlainKinds] = {'a', 'A', '0', ' ', '\n', '.', '+'};
+  constexpr char kExample[kPlainKinds] = {'a', 'A', '0', ' ', '\n', '.', '+', '\\'};
   RunPairSteps t{};
   for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
     for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
@@ -772,12 +797,13 @@ TokenFeatures tokenFeatures(std::u16string_view text) {
 
 const char* tokenFeatureName(int feature) {
   static constexpr const char* kNames[kFeatureCount] = {
-      "spacedWords",  "attachedWords", "bareWords",     "spacedWordTail", "bareWordTail",
-      "capsTail",     "glued",         "latinExtended", "digitGroups",    "digitsAfterBlank",
-      "punctRuns",    "punctChars",    "newlineRuns",   "blankRuns",      "han",
-      "hiragana",     "katakana",      "hangul",        "hangulWords",    "cjkPunct",
-      "cyrillic",     "otherLetters",  "sparseLetters", "otherWords",     "symbols",
-      "symbolRepeats", "joiners",      "astral",        "randomChars"};
+      "spacedWords",   "attachedWords", "bareWords",     "spacedWordTail", "bareWordTail",
+      "capsTail",      "glued",         "latinExtended", "digitGroups",    "digitsAfterBlank",
+      "punctRuns",     "punctChars",    "escapes",       "newlineRuns",    "punctNewlines",
+      "blankRuns",     "han",           "hiragana",      "katakana",       "hangul",
+      "hangulWords",   "cjkPunct",      "cyrillic",      "otherLetters",   "sparseLetters",
+      "otherWords",    "symbols",       "symbolRepeats", "joiners",        "astral",
+      "randomChars"};
   return feature >= 0 && feature < kFeatureCount ? kNames[feature] : "";
 }
 

@@ -32,8 +32,9 @@ namespace detail {
 /// non-negative.
 enum TokenFeature : int {
   kSpacedWords,       // Latin words right after a blank (" word": usually one token)
-  kAttachedWords,     // Latin words right after punctuation (".get", "(src": often one token)
-  kBareWords,         // other Latin words: line starts, camelCase humps, after digits
+  kAttachedWords,     // Latin words right after one mark that follows a non-blank (".get", "(src")
+  kBareWords,         // other Latin words: line starts, camelCase humps, after digits, escapes,
+                      // blank + mark (" (src") or a run of marks ("](/en")
   kSpacedWordTail,    // letters past the length at which spaced words start to split
   kBareWordTail,      // same for attached and bare words (identifiers, hashes split sooner)
   kCapsTail,          // upper-case letters after the first in a word piece ("JSON", "YBGl")
@@ -43,7 +44,9 @@ enum TokenFeature : int {
   kDigitsAfterBlank,  // a blank before a number is a token of its own
   kPunctRuns,         // runs of ASCII and general punctuation
   kPunctChars,        // characters in those runs
+  kEscapes,           // a letter right after a backslash ("\n" in JSON text, "C:\Users")
   kNewlineRuns,       // whitespace runs containing a line break
+  kPunctNewlines,     // such runs right after punctuation, which o200k's pre-tokenizer joins to it
   kBlankRuns,         // runs of >= 2 blanks (indentation, alignment) not ending at a line break
   kHan,               // CJK ideographs (and radicals, bopomofo, Yi)
   kHiragana,          // hiragana (particles and endings: little merging)

@@ -182,14 +182,15 @@ TEST_SUITE("multimodal") {
     const std::string messages = "[" + msg("u1", "user", parts) + "," +
                                  msg("a1", "assistant", "\"Thanks, looking.\"") + "," +
                                  msg("u2", "user", "\"And now?\"") + "]";
-    // With the image the input is 765 + about 50 tokens: a budget of 800 needs the summary.
-    Value out = compressOutput(messages, "{\"tokenBudget\":800}");
+    // With the image the input is 765 + about 70 tokens (texts and 4 a message): a budget of 805
+    // needs the summary, which leaves u1 at 765 + 16 + 4 and the whole at 801.
+    Value out = compressOutput(messages, "{\"tokenBudget\":805}");
     CHECK(out.find(u"fits")->boolean);
     CHECK(out.find(u"tokenCount")->number > 765);
     CHECK(out.find(u"compression")->find(u"messages_compressed")->number == 1);
     CHECK(cce::js::toJson(out.find(u"messages")->items[0].find(u"content")->items[1]) == kImage);
     // With cheaper images the whole input fits as it is.
-    Value cheap = compressOutput(messages, "{\"tokenBudget\":800,\"imageTokens\":85}");
+    Value cheap = compressOutput(messages, "{\"tokenBudget\":805,\"imageTokens\":85}");
     CHECK(cheap.find(u"compression")->find(u"messages_compressed")->number == 0);
     CHECK(contentJson(cheap, 0) == parts);
     // Below the image alone only omission fits: a stub (carried by a1, as a message with parts

@@ -328,9 +328,81 @@ TEST_SUITE("token_estimate") {
     }
   }
 
+  TEST_CASE("estimates documentation markdown and JSON tool texts within 10 % of o200k") {
+    // Issue 17: the main entry says `fits: true` only if what it sends is within 1.10 x the
+    // budget by o200k. Texts like these (shortened from data/native) were estimated 11-15 % low
+    // before the refit (docs/token-counts.md): words after punctuation runs, JSON escapes ("\n"
+    // and "\"" inside strings) and line breaks after punctuation were mispriced. The o200k counts
+    // were computed once with gpt-tokenizer (o200k_base) and are written here as data.
+    struct Case {
+      const char* what;
+      const char16_t* text;
+      int o200k;
+    };
+    const Case cases[] = {
+        {"a documentation table of code names (markdown)",
+         u"| Event | Matcher input | Example matchers |\n"
+         u"|-------|---------------|------------------|\n"
+         u"| `PreToolUse`, `PostToolUse`, `PermissionRequest` | too"
+         u"l name | `Bash`, `Edit\\|Write`, `mcp__.*` |\n"
+         u"| `SessionStart` | how the session started | `startup`, "
+         u"`resume`, `clear`, `compact` |\n"
+         u"| `SubagentStart` | agent type | `Bash`, `Explore`, `Pla"
+         u"n`, or custom agent names |\n"
+         u"| `UserPromptSubmit`, `Stop` | no matcher support | alwa"
+         u"ys fires on every occurrence |\n",
+         123},  // estimate before: 105, now 113
+        {"the arguments of an edit tool call (JSON with escaped code)",
+         u"{\"file_path\":\"/home/user/projects/spotter/test/spotter/s"
+         u"ervices/transcript_renderer_test.exs\",\"old_string\":\"  de"
+         u"fp render(session) do\\n    session\\n    |> Transcript.re"
+         u"nder(%{\\\"mode\\\" => \\\"full\\\"})\\n    |> Enum.join(\\\"\\\\n\\\")"
+         u"\\n  end\\n\",\"new_string\":\"  defp render(session, opts \\\\\\"
+         u"\\ []) do\\n    mode = Keyword.get(opts, :mode, \\\"full\\\")\\"
+         u"n    session\\n    |> Transcript.render(%{\\\"mode\\\" => mod"
+         u"e})\\n    |> Enum.join(\\\"\\\\n\\\")\\n  end\\n\",\"replace_all\":f"
+         u"alse}",
+         132},  // estimate before: 117, now 126
+        {"a tool result holding escaped markdown (JSON)",
+         u"[{\"text\":\"Pydantic AI is a Python agent framework design"
+         u"ed to simplify building production-grade applications.  "
+         u"\\n\\n## Core Features\\n\\n*   **Type-safe agents**: generi"
+         u"c types are checked at compile time. \\n*   **Model-agnos"
+         u"tic**: over 15 providers through one `Model` interface. "
+         u"\\n*   **Structured outputs**: streamed and validated wit"
+         u"h Pydantic.\\n\",\"citations\":null}]",
+         92},  // estimate before: 81, now 88
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.what);
+      const double estimate = estimateTokens(c.text);
+      CAPTURE(estimate);
+      CHECK(estimate >= 0.9 * c.o200k);
+      CHECK(estimate <= 1.1 * c.o200k);
+    }
+  }
+
+  TEST_CASE("joins line breaks to punctuation and prices escapes as o200k splits them") {
+    using cce::detail::tokenFeatures;
+    // ".\n\n" is one o200k token, "done\n\n" two.
+    CHECK(tokenFeatures(u"done.\n\nnext")[cce::detail::kPunctNewlines] == 1);
+    CHECK(tokenFeatures(u"done.\n\nnext")[cce::detail::kNewlineRuns] == 0);
+    CHECK(tokenFeatures(u"done\n\nnext")[cce::detail::kNewlineRuns] == 1);
+    // A letter after a backslash is an escape, and the word after it starts afresh.
+    const auto escaped = tokenFeatures(u"a;\\nimport x");
+    CHECK(escaped[cce::detail::kEscapes] == 1);
+    CHECK(escaped[cce::detail::kAttachedWords] == 0);
+    // One mark glued to the word before a word joins it ("(src"); after a blank or another
+    // mark the word is a piece of its own (" (src", "](/en").
+    CHECK(tokenFeatures(u"f(src")[cce::detail::kAttachedWords] == 1);
+    CHECK(tokenFeatures(u"f (src")[cce::detail::kAttachedWords] == 0);
+    CHECK(tokenFeatures(u"x](/en")[cce::detail::kAttachedWords] == 0);
+    CHECK(estimateTokens(u"x](/en") > estimateTokens(u"x(en"));
+  }
+
   TEST_CASE("prices random-looking base64 runs at o200k's rate, and only those") {
-    // 1,368 units of base64 of pseudo-random bytes (a fixed LCG): o200k_base spends 0.69 tokens a
-    // unit on such text; the automaton alone prices it like identifiers, about 0.51.
+    // 1,368 units of base64 of pseudo-random bytes (a fixed LCG): o200k_base spends 0.68-0.69
+    // tokens a unit on such text; the automaton alone prices it like identifiers, about 0.51.
     std::u16string blob;
     const char16_t* const alphabet =
         u"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

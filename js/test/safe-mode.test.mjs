@@ -30,8 +30,8 @@ describe('safe mode', () => {
       { id: '1', role: 'assistant', content: 'short reply' },
       { id: '2', role: 'user', content: 'another short one' },
     ];
-    // 250: a budget the truncation alone meets (230 tokens); at 10 the ladder would omit it.
-    const result = compress(input, { tokenBudget: 250, forceConverge: true });
+    // 275: a budget the truncation alone meets (269 tokens); at 10 the ladder would omit it.
+    const result = compress(input, { tokenBudget: 275, forceConverge: true });
     assert.ok(result.messages[0].content.startsWith('[truncated \u2014 '));
     assert.equal(result.messages[1], input[1], 'an untouched message is the caller\'s own object');
     assert.equal(result.compression.messages_truncated, 1);
