@@ -5,12 +5,7 @@
 #include <algorithm>
 #include <string_view>
 
-#if defined(__SSE2__) && !defined(CCE_NO_SIMD)
-#include <emmintrin.h>
-#define CCE_LEDGER_SSE2 1
-#else
-#define CCE_LEDGER_SSE2 0
-#endif
+#include "match/identifiers.h"
 
 namespace cce {
 
@@ -345,24 +340,6 @@ View hexDumpRun(View line) {
   return run.substr(0, cut);
 }
 
-// The first ASCII digit of `s` at or after `from`, or s.size(). The speed build (SSE2, and wasm
-// SIMD through Emscripten's SSE2 header) tests eight units per step.
-std::size_t nextDigit(View s, std::size_t from) {
-#if CCE_LEDGER_SSE2
-  for (; from + 8 <= s.size(); from += 8) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + from));
-    // v - '0' <= 9, unsigned: a digit (units below '0' wrap around to large values).
-    const __m128i offset = _mm_sub_epi16(v, _mm_set1_epi16(0x30));
-    const __m128i digits =
-        _mm_cmpeq_epi16(_mm_subs_epu16(offset, _mm_set1_epi16(9)), _mm_setzero_si128());
-    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(digits));
-    if (mask != 0) return from + static_cast<std::size_t>(__builtin_ctz(mask)) / 2;
-  }
-#endif
-  while (from < s.size() && !isDigit(s[from])) ++from;
-  return from;
-}
-
 // Collects one source's artifacts with their positions, at most `limit` of each kind, without
 // repeats.
 struct Collector {
@@ -545,41 +522,41 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
   };
   // Every run holds a digit: a dump's run has a group with one, and each isHighEntropy shape
   // needs one (a hash's digit, the 0 of 0x, a key's four). Most units of a conversation are in
-  // lines or tokens without any, so the scan goes from digit to digit: a line without one is
-  // skipped, and only the blank-separated group and the token around each digit are looked at.
+  // lines or tokens without any, so the scan goes from digit to digit (eight units per step in the
+  // speed build): a line without one is skipped, and only the blank-separated group and the token
+  // around each digit are looked at.
   const std::size_t n = text.size();
   std::size_t start = 0;
   while (start < n && used < maxUnits) {
-    const std::size_t digit = nextDigit(text, start);
+    const std::size_t digit = match::findDigit(text, start);
     if (digit == n) break;
     std::size_t lineStart = digit;
     while (lineStart > start && text[lineStart - 1] != u'\n') --lineStart;
-    std::size_t end = text.find(u'\n', digit);
-    if (end == View::npos) end = n;
+    const std::size_t end = match::findUnit(text, digit, u'\n');
     const View line = trimBlank(text.substr(lineStart, end - lineStart));
     start = end + 1;
     // A dump needs a group of 2-8 hex digits that holds a digit; only then is the line read whole.
     bool hexGroup = false;
-    for (std::size_t d = nextDigit(line, 0); d < line.size() && !hexGroup;) {
+    for (std::size_t d = match::findDigit(line, 0); d < line.size() && !hexGroup;) {
       std::size_t b = d, e = d + 1;
       while (b > 0 && !isBlank(line[b - 1])) --b;
       while (e < line.size() && !isBlank(line[e])) ++e;
       hexGroup = e - b >= 2 && e - b <= 8 && std::all_of(line.begin() + b, line.begin() + e, isHex);
-      d = nextDigit(line, e);
+      d = match::findDigit(line, e);
     }
     const View dump = hexGroup ? hexDumpRun(line) : View();
     if (!dump.empty()) {
       keep(dump);
       continue;
     }
-    for (std::size_t d = nextDigit(line, 0); d < line.size();) {
+    for (std::size_t d = match::findDigit(line, 0); d < line.size();) {
       std::size_t t = d, e = d + 1;
       while (t > 0 && inToken(line[t - 1])) --t;
       while (e < line.size() && inToken(line[e])) ++e;
       View token = line.substr(t, e - t);
       while (!token.empty() && trailing(token.back())) token.remove_suffix(1);
       if (isHighEntropy(token)) keep(token);
-      d = nextDigit(line, e);
+      d = match::findDigit(line, e);
     }
   }
   return out;

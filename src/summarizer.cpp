@@ -381,11 +381,8 @@ void appendParagraphUnits(View para, std::vector<Unit>& units) {
     if (!unit.empty()) units.push_back({unit, scoreSentence(unit), units.size(), false});
   };
   std::size_t unitStart = 0;
-  for (std::size_t i = 0; i < n;) {
-    if (!isTerminator(para[i])) {
-      ++i;
-      continue;
-    }
+  for (std::size_t i = match::findTerminator(para, 0); i < n;
+       i = match::findTerminator(para, i)) {
     std::size_t k = i + 1;
     while (k < n && isTerminator(para[k])) ++k;
     std::size_t next = k;
@@ -411,11 +408,8 @@ void appendParagraphUnits(View para, std::vector<Unit>& units) {
 void collectUnitsKeepingIdentifiers(View text, std::vector<Unit>& units) {
   const std::size_t n = text.size();
   std::size_t paraStart = 0;
-  for (std::size_t i = 0; i <= n;) {
-    if (i < n && !(text[i] == u'\n' && i + 1 < n && text[i + 1] == u'\n')) {
-      ++i;
-      continue;
-    }
+  for (std::size_t i = match::findUnit(text, 0, u'\n');; i = match::findUnit(text, i + 1, u'\n')) {
+    if (i < n && !(i + 1 < n && text[i + 1] == u'\n')) continue;
     appendParagraphUnits(text.substr(paraStart, i - paraStart), units);
     while (i < n && text[i] == u'\n') ++i;
     paraStart = i;

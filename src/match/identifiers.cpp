@@ -213,8 +213,8 @@ std::size_t countGrepRefs(std::u16string_view text) {
   const std::size_t n = text.size();
   std::size_t from = 0;
   for (;;) {
-    const std::size_t colon = text.find(u':', from);
-    if (colon == std::u16string_view::npos) return count;
+    const std::size_t colon = findUnit(text, from, u':');
+    if (colon == n) return count;
     std::size_t start = colon;
     while (start > 0 && !isSpace(text[start - 1])) --start;
     std::size_t captureEnd = 0, matchEnd = 0;
