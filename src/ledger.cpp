@@ -340,6 +340,32 @@ View hexDumpRun(View line) {
   return run.substr(0, cut);
 }
 
+// The number of hex groups (hexDumpRun's groups: 2-8 hex digits between blanks) in a row that
+// the hex group [b, e) of `line` belongs to, counting at most three on each side of it. Reads
+// the blanks between those groups and at most nine units of each group.
+std::size_t hexGroupsAround(View line, std::size_t b, std::size_t e) {
+  std::size_t groups = 1;
+  for (std::size_t at = b, side = 0; side < 3 && at > 0; ++side) {  // backwards from b
+    std::size_t k = at;
+    while (k > 0 && isBlank(line[k - 1])) --k;
+    std::size_t s = k;
+    while (s > 0 && k - s <= 8 && isHex(line[s - 1])) --s;
+    if (k - s < 2 || k - s > 8 || (s > 0 && !isBlank(line[s - 1]))) break;
+    ++groups;
+    at = s;
+  }
+  for (std::size_t at = e, side = 0; side < 3 && at < line.size(); ++side) {  // forwards from e
+    std::size_t k = at;
+    while (k < line.size() && isBlank(line[k])) ++k;
+    std::size_t t = k;
+    while (t < line.size() && t - k <= 8 && isHex(line[t])) ++t;
+    if (t - k < 2 || t - k > 8 || (t < line.size() && !isBlank(line[t]))) break;
+    ++groups;
+    at = t;
+  }
+  return groups;
+}
+
 // Collects one source's artifacts with their positions, at most `limit` of each kind, without
 // repeats.
 struct Collector {
@@ -535,16 +561,19 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
     const std::size_t end = match::findUnit(text, digit, u'\n');
     const View line = trimBlank(text.substr(lineStart, end - lineStart));
     start = end + 1;
-    // A dump needs a group of 2-8 hex digits that holds a digit; only then is the line read whole.
-    bool hexGroup = false;
-    for (std::size_t d = match::findDigit(line, 0); d < line.size() && !hexGroup;) {
+    // A dump needs a group of 2-8 hex digits holding a digit among four or more such groups in a
+    // row (a lone number is no dump); only then is the line read whole.
+    bool dumpLike = false;
+    for (std::size_t d = match::findDigit(line, 0); d < line.size() && !dumpLike;) {
       std::size_t b = d, e = d + 1;
       while (b > 0 && !isBlank(line[b - 1])) --b;
       while (e < line.size() && !isBlank(line[e])) ++e;
-      hexGroup = e - b >= 2 && e - b <= 8 && std::all_of(line.begin() + b, line.begin() + e, isHex);
+      if (e - b >= 2 && e - b <= 8 && std::all_of(line.begin() + b, line.begin() + e, isHex)) {
+        dumpLike = hexGroupsAround(line, b, e) >= 4;
+      }
       d = match::findDigit(line, e);
     }
-    const View dump = hexGroup ? hexDumpRun(line) : View();
+    const View dump = dumpLike ? hexDumpRun(line) : View();
     if (!dump.empty()) {
       keep(dump);
       continue;
