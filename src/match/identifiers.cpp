@@ -241,33 +241,51 @@ std::size_t countGrepRefs(std::u16string_view text) {
   }
 }
 
-WordScanner::WordScanner(std::u16string_view text) : size_(text.size()) {
-  // Whether the text is ASCII, eight units per step with SSE2 (the speed build's wasm SIMD), else
-  // four (the size build has no vectoriser to do it for us; native compilers vectorise the loops).
+bool isAscii(std::u16string_view text) {
+  // Eight units per step with SSE2 (the speed build's wasm SIMD), else four (the size build has no
+  // vectoriser to do it for us; native compilers vectorise the loops).
+  const std::size_t n = text.size();
   std::uint64_t wide = 0;
   std::size_t i = 0;
 #if CCE_MATCH_SSE2
   __m128i any = _mm_setzero_si128();
-  for (; i + 8 <= size_; i += 8) {
+  for (; i + 8 <= n; i += 8) {
     any = _mm_or_si128(any, _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i)));
   }
   const __m128i high = _mm_and_si128(any, _mm_set1_epi16(static_cast<short>(0xFF80)));
-  if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF) wide = 0x80;
+  if (_mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF) return false;
 #endif
-  for (; i + 4 <= size_; i += 4) {
+  for (; i + 4 <= n; i += 4) {
     std::uint64_t four;
     std::memcpy(&four, text.data() + i, sizeof four);
     wide |= four;
   }
   char16_t all = 0;
-  for (; i < size_; ++i) all |= text[i];
-  if (all < 128 && (wide & 0xFF80FF80FF80FF80ull) == 0) {
+  for (; i < n; ++i) all |= text[i];
+  return all < 128 && (wide & 0xFF80FF80FF80FF80ull) == 0;
+}
+
+std::u16string asciiCopyOf(std::u16string_view text) {
+  std::u16string copy(text);
+  for (char16_t& c : copy) c = c < 128 ? c : char16_t{0x7F};
+  return copy;
+}
+
+WordScanner::WordScanner(std::u16string_view text) : size_(text.size()) {
+  if (isAscii(text)) {
     data_ = text.data();
   } else {
-    ascii_.assign(text);
-    for (char16_t& c : ascii_) c = c < 128 ? c : char16_t{0x7F};
+    ascii_ = asciiCopyOf(text);
     data_ = ascii_.data();
   }
+  safeEnd_ = size_;
+  while (safeEnd_ > 0 && (detail::kScanTable.bits[data_[safeEnd_ - 1]] & detail::kNonWord) == 0) {
+    --safeEnd_;
+  }
+}
+
+WordScanner::WordScanner(std::u16string_view asciiCopy, PreparedAscii)
+    : data_(asciiCopy.data()), size_(asciiCopy.size()) {
   safeEnd_ = size_;
   while (safeEnd_ > 0 && (detail::kScanTable.bits[data_[safeEnd_ - 1]] & detail::kNonWord) == 0) {
     --safeEnd_;

@@ -106,6 +106,11 @@ inline constexpr ScanTable kScanTable{};
 class WordScanner {
  public:
   explicit WordScanner(std::u16string_view text);
+  /// Over `asciiCopy`, which a caller made once for a text that holds many scanned pieces: `text`
+  /// itself when it is ASCII, else a copy of the same length with every non-ASCII unit replaced by
+  /// DEL (asciiCopyOf).
+  struct PreparedAscii {};
+  WordScanner(std::u16string_view asciiCopy, PreparedAscii);
   WordScanner(const WordScanner&) = delete;  // data_ may point into ascii_
   WordScanner& operator=(const WordScanner&) = delete;
 
@@ -179,6 +184,12 @@ inline std::size_t firstOfEight(const char16_t* p, Test test) {
 }
 }  // namespace detail
 #endif
+
+/// Whether `text` is ASCII only (every unit below 128).
+bool isAscii(std::u16string_view text);
+
+/// `text` with every non-ASCII unit replaced by DEL, for WordScanner(…, PreparedAscii).
+std::u16string asciiCopyOf(std::u16string_view text);
 
 /// The first `unit` at or after `from` in `text`, or text.size(). Four code units are tested at a
 /// time: after the xor a lane holding `unit` is zero, and `(v - 1) & ~v` keeps a lane's top bit for
