@@ -552,15 +552,17 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
   // speed build): a line without one is skipped, and only the blank-separated group and the token
   // around each digit are looked at.
   const std::size_t n = text.size();
-  std::size_t start = 0;
-  while (start < n && used < maxUnits) {
-    const std::size_t digit = match::findDigit(text, start);
+  std::size_t start = 0;  // of the line the scan is in
+  for (std::size_t at = 0; at < n && used < maxUnits;) {
+    const std::size_t digit = match::findDigit<true>(text, at);
     if (digit == n) break;
-    std::size_t lineStart = digit;
-    while (lineStart > start && text[lineStart - 1] != u'\n') --lineStart;
+    if (text[digit] == u'\n') {
+      start = at = digit + 1;
+      continue;
+    }
     const std::size_t end = match::findUnit(text, digit, u'\n');
-    const View line = trimBlank(text.substr(lineStart, end - lineStart));
-    start = end + 1;
+    const View line = trimBlank(text.substr(start, end - start));
+    start = at = end + 1;
     // A dump needs a group of 2-8 hex digits holding a digit among four or more such groups in a
     // row (a lone number is no dump); only then is the line read whole.
     bool dumpLike = false;

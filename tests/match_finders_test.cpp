@@ -60,7 +60,13 @@ TEST_SUITE("match finders") {
     }
     for (char16_t digit : {u'0', u'5', u'9'}) {
       forEachText(digit, [&](const std::u16string& text) {
-        agree(text, cce::match::findDigit, [](char16_t c) { return c >= u'0' && c <= u'9'; });
+        agree(text, cce::match::findDigit<>, [](char16_t c) { return c >= u'0' && c <= u'9'; });
+      });
+    }
+    for (char16_t stop : {u'0', u'9', u'\n'}) {
+      forEachText(stop, [&](const std::u16string& text) {
+        agree(text, cce::match::findDigit<true>,
+              [](char16_t c) { return (c >= u'0' && c <= u'9') || c == u'\n'; });
       });
     }
     for (char16_t terminator : {u'.', u'!', u'?'}) {

@@ -236,7 +236,9 @@ inline std::size_t findTerminator(std::u16string_view text, std::size_t from) {
   return i;
 }
 
-/// The first ASCII digit at or after `from` in `text`, or text.size().
+/// The first ASCII digit at or after `from` in `text` (or, with `orNewline`, the first digit or
+/// \n), or text.size().
+template <bool orNewline = false>
 inline std::size_t findDigit(std::u16string_view text, std::size_t from) {
   const std::size_t n = text.size();
   std::size_t i = from;
@@ -245,12 +247,14 @@ inline std::size_t findDigit(std::u16string_view text, std::size_t from) {
     const std::size_t k = detail::firstOfEight(text.data() + i, [](__m128i v) {
       // v - '0' <= 9, unsigned: a digit (units below '0' wrap around to large values).
       const __m128i offset = _mm_sub_epi16(v, _mm_set1_epi16(u'0'));
-      return _mm_cmpeq_epi16(_mm_subs_epu16(offset, _mm_set1_epi16(9)), _mm_setzero_si128());
+      const __m128i digit =
+          _mm_cmpeq_epi16(_mm_subs_epu16(offset, _mm_set1_epi16(9)), _mm_setzero_si128());
+      return orNewline ? _mm_or_si128(digit, _mm_cmpeq_epi16(v, _mm_set1_epi16(u'\n'))) : digit;
     });
     if (k < 8) return i + k;
   }
 #endif
-  while (i < n && !js::isDigit(text[i])) ++i;
+  while (i < n && !js::isDigit(text[i]) && !(orNewline && text[i] == u'\n')) ++i;
   return i;
 }
 
