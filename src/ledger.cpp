@@ -535,6 +535,14 @@ std::vector<Artifact> artifactsOf(const LedgerSource& source, std::size_t limit,
   return out;
 }
 
+// The size-built module (wasm/CMakeLists.txt) reads every line and token: the digit-driven scan
+// below cost 0.45 KB gzip of cce.wasm.
+#ifdef CCE_NO_DIGIT_DRIVEN_SCAN
+constexpr bool kDigitDrivenScan = false;
+#else
+constexpr bool kDigitDrivenScan = true;
+#endif
+
 std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
   std::vector<U16> out;  // at most maxUnits / 9 runs: the repeat check stays bounded
   std::size_t used = 0;
@@ -546,6 +554,29 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
     used += s.size() + 1;
     out.emplace_back(s);
   };
+  if (!kDigitDrivenScan) {
+    // The size-built module's scan: every line, its blank groups for a dump, then every token.
+    for (std::size_t start = 0; start < text.size() && used < maxUnits;) {
+      const std::size_t end = match::findUnit(text, start, u'\n');
+      const View line = trimBlank(text.substr(start, end - start));
+      const View dump = hexDumpRun(line);
+      if (!dump.empty()) {
+        keep(dump);
+      } else {
+        for (std::size_t t = 0; t < line.size();) {
+          while (t < line.size() && !inToken(line[t])) ++t;
+          std::size_t e = t;
+          while (e < line.size() && inToken(line[e])) ++e;
+          View token = line.substr(t, e - t);
+          while (!token.empty() && trailing(token.back())) token.remove_suffix(1);
+          if (isHighEntropy(token)) keep(token);
+          t = e;
+        }
+      }
+      start = end + 1;
+    }
+    return out;
+  }
   // Every run holds a digit: a dump's run has a group with one, and each isHighEntropy shape
   // needs one (a hash's digit, the 0 of 0x, a key's four). Most units of a conversation are in
   // lines or tokens without any, so the scan goes from digit to digit (eight units per step in the

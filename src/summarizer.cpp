@@ -98,7 +98,13 @@ CCE_NOINLINE bool emphasisMatchAt(View s, std::size_t b, std::size_t length) {
 // Whether an emphasis alternative matches at the word of `length` units at `b` in `s` (a word
 // that starts with an ASCII letter). The sentence scans ask this of most words, and the first
 // letter and length reject almost all of them: that test is inlined into the scans.
+// (Forced for the filtered scans of the speed build only: the size build scans without the filter
+// and would carry three copies of the test.)
+#ifdef CCE_NO_SENTENCE_WORD_FILTER
+inline bool emphasisAt(View s, std::size_t b, std::size_t length) {
+#else
 CCE_ALWAYS_INLINE bool emphasisAt(View s, std::size_t b, std::size_t length) {
+#endif
   if (length >= 32 || ((kEmphasisIndex.lengths[s[b]] >> length) & 1u) == 0) return false;
   return emphasisMatchAt(s, b, length);
 }
@@ -381,6 +387,14 @@ bool isAbbreviationDot(View para, std::size_t dot, std::size_t next) {
 
 int scoreUnit(View s, match::WordScanner& words);
 
+// The size-built module (wasm/CMakeLists.txt) checks and copies each unit for its word scan: the
+// shared copy cost 0.26 KB gzip of cce.wasm.
+#ifdef CCE_NO_SHARED_ASCII_COPY
+constexpr bool kSharedAsciiCopy = false;
+#else
+constexpr bool kSharedAsciiCopy = true;
+#endif
+
 // The units of one paragraph under keepIdentifiersWhole, scored, best one primary. `paraAscii` is
 // the paragraph's WordScanner copy (match::asciiCopyOf), made once for the whole text.
 void appendParagraphUnits(View para, View paraAscii, std::vector<Unit>& units) {
@@ -389,6 +403,10 @@ void appendParagraphUnits(View para, View paraAscii, std::vector<Unit>& units) {
   auto addUnit = [&](std::size_t from, std::size_t to) {
     View unit = js::trimView(para.substr(from, to - from));
     if (unit.empty()) return;
+    if (!kSharedAsciiCopy) {
+      units.push_back({unit, scoreSentence(unit), units.size(), false});
+      return;
+    }
     match::WordScanner words(
         paraAscii.substr(static_cast<std::size_t>(unit.data() - para.data()), unit.size()),
         match::WordScanner::PreparedAscii{});
@@ -425,7 +443,7 @@ void collectUnitsKeepingIdentifiers(View text, std::vector<Unit>& units) {
   // The word scans of every unit read one copy (a copy only when the text is not ASCII).
   std::u16string copy;
   View ascii = text;
-  if (!match::isAscii(text)) {
+  if (kSharedAsciiCopy && !match::isAscii(text)) {
     copy = match::asciiCopyOf(text);
     ascii = copy;
   }
