@@ -79,12 +79,16 @@ Provenance provenanceFor(const std::vector<Message>& messages, std::size_t begin
 // Spec §2.3 for the group [begin, end).
 GroupOutcome summarizeGroup(const std::vector<Message>& messages, std::size_t begin,
                             std::size_t end, const CompressOptions& options, bool& pending) {
+  std::size_t sourceLength = 0, joined = end - begin - 1;
+  for (std::size_t i = begin; i < end; ++i) {
+    sourceLength += messages[i].length();
+    joined += messages[i].content.size();
+  }
   U16 all;
-  std::size_t sourceLength = 0;
+  all.reserve(joined);  // one allocation, no copies as it grows
   for (std::size_t i = begin; i < end; ++i) {
     if (i > begin) all.push_back(u' ');
     all += messages[i].content;
-    sourceLength += messages[i].length();
   }
   const std::size_t budget = all.size() < 600 ? 200 : 400;
   // Structured tool output never goes to the host's summarizer (spec §6.2).

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler.h"
 #include "jscompat/sort.h"
 #include "ledger.h"
 #include "jscompat/string.h"
@@ -80,11 +81,9 @@ struct EmphasisIndex {
 };
 constexpr EmphasisIndex kEmphasisIndex{};
 
-// Whether an emphasis alternative matches at the word of `length` units at `b` in `s` (a word
-// that starts with an ASCII letter). Or-ing 0x20 lower-cases a letter and maps no other word
-// character to one.
-inline bool emphasisAt(View s, std::size_t b, std::size_t length) {
-  if (length >= 32 || ((kEmphasisIndex.lengths[s[b]] >> length) & 1u) == 0) return false;
+// The comparisons of emphasisAt, for the few words whose first letter and length fit. Or-ing 0x20
+// lower-cases a letter and maps no other word character to one.
+CCE_NOINLINE bool emphasisMatchAt(View s, std::size_t b, std::size_t length) {
   const std::size_t letter = static_cast<std::size_t>((s[b] | 0x20) - u'a');
   const char16_t second = static_cast<char16_t>(s[b + 1] | 0x20);  // every first word has two
   for (std::size_t j = 0; j < kEmphasisIndex.count[letter]; ++j) {
@@ -94,6 +93,20 @@ inline bool emphasisAt(View s, std::size_t b, std::size_t length) {
     if (matchesNoCaseAt(s, b, phrase) && js::isWordBoundary(s, b + phrase.size())) return true;
   }
   return false;
+}
+
+// Whether an emphasis alternative matches at the word of `length` units at `b` in `s` (a word
+// that starts with an ASCII letter). The sentence scans ask this of most words, and the first
+// letter and length reject almost all of them: that test is inlined into the scans.
+// (Forced for the filtered scans of the speed build only: the size build scans without the filter
+// and would carry three copies of the test.)
+#ifdef CCE_NO_SENTENCE_WORD_FILTER
+inline bool emphasisAt(View s, std::size_t b, std::size_t length) {
+#else
+CCE_ALWAYS_INLINE bool emphasisAt(View s, std::size_t b, std::size_t length) {
+#endif
+  if (length >= 32 || ((kEmphasisIndex.lengths[s[b]] >> length) & 1u) == 0) return false;
+  return emphasisMatchAt(s, b, length);
 }
 
 // The phrases of a list grouped by first letter, so a test at one position only compares the few
@@ -372,20 +385,36 @@ bool isAbbreviationDot(View para, std::size_t dot, std::size_t next) {
   return js::equalsAscii(word, "No") && js::isDigit(following);
 }
 
-// The units of one paragraph under keepIdentifiersWhole, scored, best one primary.
-void appendParagraphUnits(View para, std::vector<Unit>& units) {
+int scoreUnit(View s, match::WordScanner& words);
+
+// The size-built module (wasm/CMakeLists.txt) checks and copies each unit for its word scan: the
+// shared copy cost 0.26 KB gzip of cce.wasm.
+#ifdef CCE_NO_SHARED_ASCII_COPY
+constexpr bool kSharedAsciiCopy = false;
+#else
+constexpr bool kSharedAsciiCopy = true;
+#endif
+
+// The units of one paragraph under keepIdentifiersWhole, scored, best one primary. `paraAscii` is
+// the paragraph's WordScanner copy (match::asciiCopyOf), made once for the whole text.
+void appendParagraphUnits(View para, View paraAscii, std::vector<Unit>& units) {
   const std::size_t firstUnit = units.size();
   const std::size_t n = para.size();
   auto addUnit = [&](std::size_t from, std::size_t to) {
     View unit = js::trimView(para.substr(from, to - from));
-    if (!unit.empty()) units.push_back({unit, scoreSentence(unit), units.size(), false});
+    if (unit.empty()) return;
+    if (!kSharedAsciiCopy) {
+      units.push_back({unit, scoreSentence(unit), units.size(), false});
+      return;
+    }
+    match::WordScanner words(
+        paraAscii.substr(static_cast<std::size_t>(unit.data() - para.data()), unit.size()),
+        match::WordScanner::PreparedAscii{});
+    units.push_back({unit, scoreUnit(unit, words), units.size(), false});
   };
   std::size_t unitStart = 0;
-  for (std::size_t i = 0; i < n;) {
-    if (!isTerminator(para[i])) {
-      ++i;
-      continue;
-    }
+  for (std::size_t i = match::findTerminator(para, 0); i < n;
+       i = match::findTerminator(para, i)) {
     std::size_t k = i + 1;
     while (k < n && isTerminator(para[k])) ++k;
     std::size_t next = k;
@@ -410,13 +439,19 @@ void appendParagraphUnits(View para, std::vector<Unit>& units) {
 // Paragraphs as in the reference (`split(/\n\n+/)`, blank ones dropped), units per paragraph.
 void collectUnitsKeepingIdentifiers(View text, std::vector<Unit>& units) {
   const std::size_t n = text.size();
+  units.reserve(n / 64 + 8);
+  // The word scans of every unit read one copy (a copy only when the text is not ASCII).
+  std::u16string copy;
+  View ascii = text;
+  if (kSharedAsciiCopy && !match::isAscii(text)) {
+    copy = match::asciiCopyOf(text);
+    ascii = copy;
+  }
   std::size_t paraStart = 0;
-  for (std::size_t i = 0; i <= n;) {
-    if (i < n && !(text[i] == u'\n' && i + 1 < n && text[i + 1] == u'\n')) {
-      ++i;
-      continue;
-    }
-    appendParagraphUnits(text.substr(paraStart, i - paraStart), units);
+  for (std::size_t i = match::findUnit(text, 0, u'\n');; i = match::findUnit(text, i + 1, u'\n')) {
+    if (i < n && !(i + 1 < n && text[i + 1] == u'\n')) continue;
+    appendParagraphUnits(text.substr(paraStart, i - paraStart),
+                         ascii.substr(paraStart, i - paraStart), units);
     while (i < n && text[i] == u'\n') ++i;
     paraStart = i;
     if (i == n) break;
@@ -517,8 +552,15 @@ constexpr bool kFilteredSentenceWords = true;
 #endif
 
 int scoreSentence(View s) {
-  Signals sig;
   match::WordScanner words(s);
+  return scoreUnit(s, words);
+}
+
+namespace {
+
+// scoreSentence over `words`, a scanner of `s`.
+int scoreUnit(View s, match::WordScanner& words) {
+  Signals sig;
   match::Word w;
   if (kFilteredSentenceWords) {
     // Only words that can add a signal reach scoreWord, as in collectUnits: the default mode
@@ -540,6 +582,8 @@ int scoreSentence(View s) {
   }
   return unitScore(s, sig, match::countGrepRefs(s));
 }
+
+}  // namespace
 
 std::u16string summarize(View text, std::size_t budget) {
   std::vector<Unit> units;

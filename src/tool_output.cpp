@@ -140,8 +140,9 @@ std::u16string capToBudget(std::u16string s, std::size_t budget) {
   return s;
 }
 
+// The tests that read a unit or two go first: a grep hit and a key read the line's first run.
 bool isStructuredLine(View line) {
-  return isGrepHit(line) || isIndentedBullet(line) || isKeyValue(line) || startsWithStatus(line);
+  return isIndentedBullet(line) || startsWithStatus(line) || isGrepHit(line) || isKeyValue(line);
 }
 
 }  // namespace

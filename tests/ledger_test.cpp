@@ -286,6 +286,22 @@ TEST_SUITE("ledger") {
     for (const U16& r : cce::highEntropyRuns(text, 30)) got.push_back(s8(r));
     CHECK(got == std::vector<std::string>{"0x7ffd5fbff8a0", "9f3c2ab1d7e4"});
   }
+
+  // The scan goes from digit to digit (every run holds one): runs whose digit comes late in the
+  // token, the group or the line are found whole, and letter-only runs are none.
+  TEST_CASE("high-entropy runs: found from any of their digits") {
+    const U16 text = u(
+        "A line of prose without any digit at all, long enough for several steps.\n"
+        "ok deadbeefcafebabe facade, then the key QWERTYuiopASDFGHjklz2468 and cafebabedeadbee1:\n"
+        "\n"
+        "v1.2 dump: zz 4a6f 686e 2044 6f65 end\n"
+        "trailing hash 0123abcd");
+    std::vector<std::string> got;
+    for (const U16& r : cce::highEntropyRuns(text, 400)) got.push_back(s8(r));
+    CHECK(got == std::vector<std::string>{"QWERTYuiopASDFGHjklz2468", "cafebabedeadbee1",
+                                          "4a6f 686e 2044 6f65", "0123abcd"});
+    CHECK(cce::highEntropyRuns(u("no digits here, deadbeefcafebabe\nnor here"), 400).empty());
+  }
 }
 
 TEST_SUITE("summarizer") {
