@@ -14,6 +14,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { compressionMiddleware } from 'cce-wasm/ai-sdk';
 import { uncompress } from 'cce-wasm/formats';
 import { compressionRunnable } from 'cce-wasm/langchain';
+import { requestCompressor } from 'cce-wasm/request';
 import { CompressError } from 'cce-wasm';
 
 const LOG =
@@ -233,5 +234,54 @@ describe('LangChain compressionRunnable, cache-stable (default)', () => {
       const newest = all.slice(4 * i, 4 * i + 4).map((m) => json(m));
       assert.deepEqual(p.slice(-4), newest, `call ${i} ends with its newest turn`);
     });
+  });
+});
+
+describe('requestCompressor (cce-wasm/request), cache-stable (default)', () => {
+  /** Anthropic Messages bodies of a conversation that grows by one turn per request. */
+  function bodies(turns, topic) {
+    const out = [];
+    const messages = [];
+    for (let t = 0; t < turns; t++) {
+      messages.push(
+        { role: 'user', content: `Question ${t} about ${topic}: ${LOG}` },
+        { role: 'assistant', content: [{ type: 'tool_use', id: `${topic}${t}`, name: 'lookup', input: { stage: t } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `${topic}${t}`, content: `${topic} ${t} log:\n${LOG.repeat(4)}` }] },
+        { role: 'assistant', content: `${topic} ${t} is fine: ${LOG}` },
+      );
+      out.push({ model: 'claude', max_tokens: 500, system: 'You are a build assistant.', messages: JSON.parse(JSON.stringify(messages)) });
+    }
+    return out;
+  }
+
+  test('a proxy serving two conversations keeps each one’s prefix and never mixes them', () => {
+    const results = [];
+    const forward = requestCompressor({ provider: 'anthropic', contextWindow: 3000, onCompress: (r) => results.push(r) });
+    const plain = requestCompressor({ provider: 'anthropic', contextWindow: 3000, cacheStable: false });
+    const a = bodies(24, 'alpha');
+    const b = bodies(24, 'bravo');
+    const sent = { alpha: [], bravo: [] };
+    const sentPlain = [];
+    for (let i = 0; i < a.length; i++) {
+      for (const [body, own, other] of [
+        [a[i], 'alpha', 'bravo'],
+        [b[i], 'bravo', 'alpha'],
+      ]) {
+        const out = forward(body);
+        assert.equal(out.system, body.system);
+        assert.equal(out.max_tokens, 500);
+        assert.ok(!json(out.messages).includes(other));
+        assert.equal(results.at(-1).fits, true);
+        assert.ok(results.at(-1).tokenCount <= 2500);
+        const back = uncompress(out.messages, results.at(-1).verbatim, { format: 'anthropic' });
+        assert.equal(json(back.messages), json(body.messages));
+        sent[own].push(out.messages);
+      }
+      sentPlain.push(plain(a[i]).messages);
+    }
+    const changes = (list) => list.filter((p, i) => i > 0 && !extendsRequest(p, list[i - 1])).length;
+    assert.ok(changes(sentPlain) >= 12, `every request: ${changes(sentPlain)}`);
+    assert.ok(changes(sent.alpha) * 3 <= changes(sentPlain), `alpha: ${changes(sent.alpha)} of ${changes(sentPlain)}`);
+    assert.ok(changes(sent.bravo) * 3 <= changes(sentPlain), `bravo: ${changes(sent.bravo)}`);
   });
 });
