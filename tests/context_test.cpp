@@ -272,7 +272,7 @@ TEST_SUITE("context") {
         message("user", "Please fix the upload retry in uploadQueue." + padding),
         message("assistant", "The old limit lives in config/limits.yaml." + padding),
         call,
-        toolResult("c1", "TypeError: attempts is undefined" + padding),
+        toolResult("c1", "TypeError: attempts is undefined\n" + padding),
         message("user", "Thanks." + padding),
         message("assistant", "Done." + padding),
     };
@@ -290,7 +290,8 @@ TEST_SUITE("context") {
     for (const char* item : {"\"src/retry/policy.ts\"", "\"const maxAttempts = 3;\"",
                              "\"TypeError: attempts is undefined\"", "config/limits.yaml",
                              "uploadQueue"}) {
-      CHECK_MESSAGE(artifacts.find(item) != std::string::npos, item);
+      CAPTURE(artifacts);
+      CHECK_MESSAGE(artifacts.find(item) != std::string::npos, std::string(item));
     }
     CHECK(artifacts.find("TypeError") < artifacts.find("policy.ts"));
     CHECK(artifacts.find("policy.ts") < artifacts.find("config/limits.yaml"));
@@ -300,10 +301,10 @@ TEST_SUITE("context") {
                                                                     out.checkpoint->originalTokens,
                                                                     3000)) + 1);
     // Without artifacts the line is left out.
-    std::vector<Value> plain = {message("user", "hello there" + padding),
-                                message("assistant", "hi" + padding),
-                                message("user", "more" + padding),
-                                message("assistant", "ok" + padding)};
+    std::vector<Value> plain = {message("user", "Hello." + padding),
+                                message("assistant", "Hi." + padding),
+                                message("user", "More." + padding),
+                                message("assistant", "Ok." + padding)};
     State bare = stateWith(c, plain);
     CompressOutcome none = compress(bare, Value(), host);
     REQUIRE(none.checkpoint);
@@ -803,9 +804,12 @@ TEST_SUITE("context") {
     };
     const Case cases[] = {
         {R"("User asked to fix the lexer bug.")", "host", "User asked to fix the lexer bug."},
-        // 17 counted tokens: budget 17 -> 59 units; the stats line leaves room for one sentence.
-        {"null", "deterministic", "1 message (1 user).\nuser: Hello there."},
-        {R"("   ")", "deterministic", "1 message (1 user).\nuser: Hello there."},
+        // 17 counted tokens: budget 17 -> 59 units; after the stats line, the artifacts line (the
+        // user's request) and what is left of the summariser's sentence.
+        {"null", "deterministic",
+         "1 message (1 user).\nArtifacts: \"Hello there.\"\nPlease fix..."},
+        {R"("   ")", "deterministic",
+         "1 message (1 user).\nArtifacts: \"Hello there.\"\nPlease fix..."},
     };
     for (const Case& c : cases) {
       CAPTURE(c.answer);
