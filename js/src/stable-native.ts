@@ -92,7 +92,12 @@ export function stableCompressor(settings: ReturnType<typeof stableSettings>): S
     const budget = options.tokenBudget;
     if (budget == null) return compressNative(adapter, input, options);
     const json = input.map((m) => JSON.stringify(m) ?? '');
-    const at = remembered.findIndex((r) => extendsJson(json, r.input));
+    // The longest remembered input this one starts with (forks of one conversation may share a
+    // shorter one).
+    let at = -1;
+    remembered.forEach((r, i) => {
+      if (extendsJson(json, r.input) && (at < 0 || r.input.length > (remembered[at] as Remembered<unknown>).input.length)) at = i;
+    });
     const found = at < 0 ? undefined : (remembered.splice(at, 1)[0] as Remembered<M>);
     const unchanged = (r: NativeCompressResult<M>, sent: readonly M[]) =>
       r.fits === true && r.messages.length === sent.length && r.messages.every((m, i) => m === sent[i]);

@@ -135,6 +135,23 @@ describe('AI SDK compressionMiddleware, cache-stable (default)', () => {
     }
   });
 
+  test('two forks of one conversation each get an answer that restores to their own input', async () => {
+    const results = [];
+    const middleware = compressionMiddleware({ tokenBudget: budget, onCompress: (r) => results.push(r) });
+    const shared = growing(10, 'stage');
+    await replay(middleware, shared, results);
+    const base = shared.at(-1);
+    const forkA = [...base, ...turn(10, 'alpha')];
+    const forkB = [...base, ...turn(10, 'bravo')];
+    for (const prompt of [forkA, forkB, [...forkA, ...turn(11, 'alpha')], [...forkB, ...turn(11, 'bravo')]]) {
+      const { prompt: out } = await middleware.transformParams({ type: 'generate', params: { prompt: JSON.parse(JSON.stringify(prompt)) } });
+      const result = results.at(-1);
+      assert.equal(result.fits, true);
+      assert.equal(json(uncompress(out, result.verbatim, { format: 'ai-sdk' }).messages), json(prompt));
+      assert.deepEqual(out.slice(-4), prompt.slice(-4));
+    }
+  });
+
   test('a conversation edited in the middle is compressed afresh, not appended to', async () => {
     const results = [];
     const middleware = compressionMiddleware({ tokenBudget: budget, onCompress: (r) => results.push(r) });
