@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 
 import { compress, compressStable, createCacheBiller, placeCacheBreakpoints } from '../dist/cache-node.js';
 import { createContextManager } from '../dist/context-node.js';
+import { requestCompressor } from '../dist/request-node.js';
 import { facts, loadTokenizer } from './bench-facts.mjs';
 
 const args = process.argv.slice(2);
@@ -94,6 +95,7 @@ function dropOldest(messages, budget) {
   return [...system, ...kept];
 }
 
+const sharedCompressors = new Map();
 const POLICIES = {
   everything: {
     label: 'send everything',
@@ -143,6 +145,20 @@ const POLICIES = {
           return last.messages;
         },
       };
+    },
+  },
+  request: {
+    label: '`requestCompressor` (the middlewares\' cache-stable mode), one for every conversation',
+    breakpoints: true,
+    start: (window, budget) => {
+      // One compressor serves every conversation, as a proxy or a middleware does.
+      const key = `${window}/${budget}`;
+      let forward = sharedCompressors.get(key);
+      if (!forward) {
+        forward = requestCompressor({ provider: 'openai-chat', tokenBudget: budget, tokenCounter });
+        sharedCompressors.set(key, forward);
+      }
+      return { call: (history) => forward({ messages: history }).messages };
     },
   },
   manager: {

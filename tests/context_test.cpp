@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "context/context_json.h"
+#include "context/summary_ledger.h"
 #include "context/tool_groups.h"
 #include "jscompat/string.h"
 #include "token_estimate.h"
@@ -254,6 +255,80 @@ TEST_SUITE("context") {
     REQUIRE(out.checkpoint);
     CHECK(out.checkpoint->compressedTokens == cce::estimateTokens(out.checkpoint->summary));
     CHECK(out.checkpoint->compressedTokens < out.checkpoint->originalTokens);
+  }
+
+  TEST_CASE("a summary keeps the artifacts of its range, the newest message's first") {
+    Config c;
+    c.contextWindow = 4000;
+    c.keepLast = 2;
+    const std::string filler = " The team discussed the plan at length and agreed to continue.";
+    std::string padding;
+    for (int i = 0; i < 30; ++i) padding += filler;
+    Value call = parse(
+        R"({"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function",)"
+        R"("function":{"name":"Edit","arguments":"{\"file_path\":\"src/retry/policy.ts\",)"
+        R"(\"old_string\":\"const maxAttempts = 3;\"}"}}]})");
+    std::vector<Value> messages = {
+        message("user", "Please fix the upload retry in uploadQueue." + padding),
+        message("assistant", "The old limit lives in config/limits.yaml." + padding),
+        call,
+        toolResult("c1", "TypeError: attempts is undefined\n" + padding),
+        message("user", "Thanks." + padding),
+        message("assistant", "Done." + padding),
+    };
+    State st = stateWith(c, messages);
+    Host host;
+    CompressOutcome out = compress(st, Value(), host);
+    REQUIRE(out.checkpoint);
+    REQUIRE(out.checkpoint->end == 4);
+    const std::string summary = u8(out.checkpoint->summary);
+    const std::size_t line = summary.find("\nArtifacts: ");
+    REQUIRE(line != std::string::npos);
+    const std::string artifacts = summary.substr(line, summary.find('\n', line + 1) - line);
+    // A tool call's short string arguments whole (quoted as the call wrote them), the artifacts of
+    // every message of the range, the newest message's first.
+    for (const char* item : {"\"src/retry/policy.ts\"", "\"const maxAttempts = 3;\"",
+                             "\"TypeError: attempts is undefined\"", "config/limits.yaml",
+                             "uploadQueue"}) {
+      CAPTURE(artifacts);
+      CHECK_MESSAGE(artifacts.find(item) != std::string::npos, std::string(item));
+    }
+    CHECK(artifacts.find("TypeError") < artifacts.find("policy.ts"));
+    CHECK(artifacts.find("policy.ts") < artifacts.find("config/limits.yaml"));
+    CHECK(artifacts.find("config/limits.yaml") < artifacts.find("uploadQueue"));
+    CHECK(out.checkpoint->summary.size() <= static_cast<std::size_t>(
+                                                3.5 * summaryBudget(out.checkpoint->level,
+                                                                    out.checkpoint->originalTokens,
+                                                                    3000)) + 1);
+    // Without artifacts the line is left out.
+    std::vector<Value> plain = {message("user", "Hello." + padding),
+                                message("assistant", "Hi." + padding),
+                                message("user", "More." + padding),
+                                message("assistant", "Ok." + padding)};
+    State bare = stateWith(c, plain);
+    CompressOutcome none = compress(bare, Value(), host);
+    REQUIRE(none.checkpoint);
+    CHECK(u8(none.checkpoint->summary).find("Artifacts:") == std::string::npos);
+  }
+
+  TEST_CASE("a merged summary keeps the artifacts lines of both, the newer one's first") {
+    const std::vector<std::u16string_view> bodies = {
+        u"Artifacts: old/a.ts, \"TypeError: x, y\", shared.ts\nolder sentences",
+        u"Artifacts: new/b.ts, shared.ts\nnewer sentences"};
+    const std::vector<std::u16string> items = mergedArtifacts(bodies, 1000);
+    REQUIRE(items.size() == 4);
+    CHECK(u8(items[0]) == "new/b.ts");
+    CHECK(u8(items[1]) == "shared.ts");
+    CHECK(u8(items[2]) == "old/a.ts");
+    CHECK(u8(items[3]) == "\"TypeError: x, y\"");
+    CHECK(u8(withoutArtifacts(bodies[0])) == "older sentences");
+    // Within the units given: what does not fit is left out, a shorter item after it may fit.
+    CHECK(mergedArtifacts(bodies, 12).size() == 1);
+    RangeStats stats;
+    stats.messages = 2;
+    const std::u16string merged = mergedSummary(stats, bodies, 200);
+    CHECK(u8(merged).find("Artifacts: new/b.ts, shared.ts, old/a.ts") != std::string::npos);
+    CHECK(u8(merged).find("older sentences") != std::string::npos);
   }
 
   TEST_CASE("tokenEstimate is part of the configuration and its state") {
@@ -729,9 +804,12 @@ TEST_SUITE("context") {
     };
     const Case cases[] = {
         {R"("User asked to fix the lexer bug.")", "host", "User asked to fix the lexer bug."},
-        // 17 counted tokens: budget 17 -> 59 units; the stats line leaves room for one sentence.
-        {"null", "deterministic", "1 message (1 user).\nuser: Hello there."},
-        {R"("   ")", "deterministic", "1 message (1 user).\nuser: Hello there."},
+        // 17 counted tokens: budget 17 -> 59 units; after the stats line, the artifacts line (the
+        // user's request) and what is left of the summariser's sentence.
+        {"null", "deterministic",
+         "1 message (1 user).\nArtifacts: \"Hello there.\"\nPlease fix..."},
+        {R"("   ")", "deterministic",
+         "1 message (1 user).\nArtifacts: \"Hello there.\"\nPlease fix..."},
     };
     for (const Case& c : cases) {
       CAPTURE(c.answer);

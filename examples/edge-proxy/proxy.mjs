@@ -2,7 +2,7 @@
 // An edge proxy that compresses OpenAI and Anthropic requests before forwarding them: point the
 // SDK's base URL at it (OpenAI: `baseURL: 'https://proxy.example/v1'`, Anthropic:
 // `baseURL: 'https://proxy.example'`). Shared by worker.mjs (Cloudflare Workers) and deno.ts.
-import { compressRequest } from 'cce-wasm/request';
+import { requestCompressor } from 'cce-wasm/request';
 
 // Path -> [request format, upstream].
 const ROUTES = {
@@ -14,8 +14,14 @@ const ROUTES = {
 /**
  * A fetch handler. `upstreams` holds the base URLs (`{ openai, anthropic }`); the rest are
  * compressRequest's budget options (`tokenBudget`, or `contextWindow` less the body's max tokens).
+ * One requestCompressor per format keeps each conversation's compressed prefix the same from
+ * request to request while it fits (the provider's prompt cache reads it again), however many
+ * conversations go through the proxy.
  */
 export function createProxy({ upstreams, ...budget }) {
+  const compressors = Object.fromEntries(
+    Object.values(ROUTES).map(([provider]) => [provider, requestCompressor({ provider, ...budget })]),
+  );
   return async (request) => {
     const url = new URL(request.url);
     const route = ROUTES[url.pathname];
@@ -29,7 +35,7 @@ export function createProxy({ upstreams, ...budget }) {
     }
     let forwarded = body;
     try {
-      forwarded = compressRequest(body, { provider, ...budget });
+      forwarded = compressors[provider](body);
     } catch (error) {
       // A body the compressor cannot read goes on as it came: the provider gives the real error.
       if (error?.name !== 'CompressError') throw error;

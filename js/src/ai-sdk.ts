@@ -7,12 +7,22 @@
 import { engineOptionsOf, type IntegrationOptions } from './budget.js';
 import { aiSdkFormat, type AiSdkMessage } from './format-ai-sdk.js';
 import { compressNative, type NativeCompressResult } from './format-core.js';
+import {
+  stableCompressor,
+  stableSettings,
+  type StableCompressor,
+  type StableIntegrationOptions,
+} from './stable-native.js';
 
 /** Options of the AI SDK integration. */
 export interface AiSdkCompressionOptions extends IntegrationOptions {
   /** Called after each compression with the result (e.g. to log `fits`, `tokenCount`). */
   onCompress?: (result: NativeCompressResult<AiSdkMessage>) => void;
 }
+
+/** Options of `compressionMiddleware` and `compressionStep`: the compression options and the
+ * cache-stable mode (`cacheStable`, default on; see {@link StableIntegrationOptions}). */
+export interface AiSdkMiddlewareOptions extends AiSdkCompressionOptions, StableIntegrationOptions {}
 
 /** The part of a language-model call's options the middleware reads and replaces. */
 export interface PromptCallOptions {
@@ -34,8 +44,17 @@ export async function compressAiSdkMessages<M extends object>(
   options: AiSdkCompressionOptions = {},
   outputLimit?: number,
 ): Promise<NativeCompressResult<M>> {
-  const { onCompress, ...rest } = options;
-  const result = await compressNative(
+  return run(compressNative, messages, options, outputLimit);
+}
+
+async function run<M extends object>(
+  compressor: StableCompressor,
+  messages: M[],
+  options: AiSdkCompressionOptions & StableIntegrationOptions,
+  outputLimit?: number,
+): Promise<NativeCompressResult<M>> {
+  const { onCompress, cacheStable: _stable, ...rest } = options;
+  const result = await compressor(
     aiSdkFormat,
     messages as unknown as AiSdkMessage[],
     engineOptionsOf(rest, outputLimit, 'cce-wasm/ai-sdk'),
@@ -48,14 +67,18 @@ export async function compressAiSdkMessages<M extends object>(
  * A middleware for `wrapLanguageModel({ model, middleware: compressionMiddleware(options) })`:
  * every `generateText` / `streamText` call (each step of a tool loop included) sends the model
  * a prompt compressed to `tokenBudget`, or to `contextWindow` less `reserve` (default: the
- * call's `maxOutputTokens`).
+ * call's `maxOutputTokens`). Cache-stable by default: a call whose prompt extends one this
+ * middleware answered before is sent as that answer plus the new messages while it fits, so a
+ * provider's prompt cache keeps reading the prefix; over the budget the prompt is compressed
+ * again to `cacheStable.target` (0.5) of it. `cacheStable: false` compresses every call.
  */
-export function compressionMiddleware(options: AiSdkCompressionOptions = {}): CompressionMiddleware {
+export function compressionMiddleware(options: AiSdkMiddlewareOptions = {}): CompressionMiddleware {
+  const compressor = stableCompressor(stableSettings(options.cacheStable, 'cce-wasm/ai-sdk'));
   return {
     specificationVersion: 'v3',
     async transformParams<P extends PromptCallOptions>({ params }: { params: P }): Promise<P> {
       if (!Array.isArray(params.prompt) || params.prompt.length === 0) return params;
-      const result = await compressAiSdkMessages(params.prompt as object[], options, params.maxOutputTokens);
+      const result = await run(compressor, params.prompt as object[], options, params.maxOutputTokens);
       return { ...params, prompt: result.messages };
     },
   };
@@ -64,13 +87,15 @@ export function compressionMiddleware(options: AiSdkCompressionOptions = {}): Co
 /**
  * A `prepareStep` for agent loops (`generateText`, `streamText`, `ToolLoopAgent`): each step
  * gets its ModelMessages compressed to the budget. The SDK keeps the full history; only what is
- * sent changes.
+ * sent changes. Cache-stable by default, as {@link compressionMiddleware}.
  */
 export function compressionStep(
-  options: AiSdkCompressionOptions = {},
+  options: AiSdkMiddlewareOptions = {},
 ): <M extends object>(step: { messages: M[] }) => Promise<{ messages: M[] }> {
-  return async ({ messages }) => ({ messages: (await compressAiSdkMessages(messages, options)).messages });
+  const compressor = stableCompressor(stableSettings(options.cacheStable, 'cce-wasm/ai-sdk'));
+  return async ({ messages }) => ({ messages: (await run(compressor, messages, options)).messages });
 }
 
 export type { AiSdkMessage, NativeCompressResult };
 export type { BudgetOptions, IntegrationOptions } from './budget.js';
+export type { CacheStableOptions, StableIntegrationOptions } from './stable-native.js';

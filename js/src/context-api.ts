@@ -50,7 +50,10 @@ export interface ContextSummaryRequest {
 
 /**
  * An LLM summarizer: the range's transcript in, a summary out. A reply that is not a non-empty
- * string shorter than `text`, or a throw / rejection, falls back to the deterministic summary.
+ * string shorter than `text`, or a throw / rejection, falls back to the deterministic summary
+ * (a stats line; `Artifacts: …`, the range's paths, identifiers, commands, errors, requests and
+ * its tool calls' short arguments, newest first, in up to 0.8 of the budget; then sentences
+ * picked from the transcript).
  */
 export type ContextSummarizer = (
   text: string,

@@ -9,6 +9,12 @@ import { engineOptionsOf, type IntegrationOptions } from './budget.js';
 import { compressNative, type NativeCompressResult } from './format-core.js';
 import { langChainFormat, type LangChainMessage } from './format-langchain.js';
 import { CompressError } from './errors.js';
+import {
+  stableCompressor,
+  stableSettings,
+  type StableCompressor,
+  type StableIntegrationOptions,
+} from './stable-native.js';
 
 /** Options of the LangChain integration. */
 export interface LangChainCompressionOptions extends IntegrationOptions {
@@ -19,17 +25,22 @@ export interface LangChainCompressionOptions extends IntegrationOptions {
 /** What a chain step may receive: messages, or a prompt value (`ChatPromptValue`). */
 export type MessagesOrPromptValue<M> = M[] | { toChatMessages(): M[] };
 
+/** Options of `compressionRunnable`: the compression options and the cache-stable mode
+ * (`cacheStable`, default on; see {@link StableIntegrationOptions}). */
+export interface LangChainRunnableOptions extends LangChainCompressionOptions, StableIntegrationOptions {}
+
 function run<M extends object>(
   messages: M[],
-  options: LangChainCompressionOptions,
+  options: LangChainCompressionOptions & StableIntegrationOptions,
+  compressor: StableCompressor = compressNative,
 ): NativeCompressResult<M> | Promise<NativeCompressResult<M>> {
-  const { onCompress, ...rest } = options;
+  const { onCompress, cacheStable: _stable, ...rest } = options;
   const engine = engineOptionsOf(rest, undefined, 'cce-wasm/langchain');
   const done = (result: NativeCompressResult<LangChainMessage>) => {
     onCompress?.(result);
     return result as unknown as NativeCompressResult<M>;
   };
-  const result = compressNative(langChainFormat, messages as unknown as LangChainMessage[], engine);
+  const result = compressor(langChainFormat, messages as unknown as LangChainMessage[], engine);
   return result instanceof Promise ? result.then(done) : done(result);
 }
 
@@ -56,16 +67,22 @@ function messagesOf<M>(input: MessagesOrPromptValue<M>): M[] {
 /**
  * A chain step: `prompt.pipe(compressionRunnable({ tokenBudget })).pipe(model)`, or
  * `RunnableLambda.from(compressionRunnable(options))`. Takes messages or a chat prompt value and
- * gives the compressed messages (which every chat model takes as input).
+ * gives the compressed messages (which every chat model takes as input). Cache-stable by
+ * default: input that extends an input this step answered before is answered with that answer
+ * plus the new messages while it fits the budget (a provider's prompt cache keeps reading the
+ * prefix), and compressed again to `cacheStable.target` (0.5) of the budget when it does not.
  */
 export function compressionRunnable<M extends object>(
-  options: LangChainCompressionOptions = {},
+  options: LangChainRunnableOptions = {},
 ): (input: MessagesOrPromptValue<M>) => Promise<M[]> {
-  return async (input) => (await run(messagesOf(input), options)).messages;
+  const compressor = stableCompressor(stableSettings(options.cacheStable, 'cce-wasm/langchain'));
+  return async (input) => (await run(messagesOf(input), options, compressor)).messages;
 }
 
-/** Options of the agent middleware: which hook compresses. */
-export interface LangChainMiddlewareOptions extends LangChainCompressionOptions {
+/** Options of the agent middleware: which hook compresses. `cacheStable` (default on) applies
+ * to `wrapModelCall`; `beforeModel` replaces the state, whose prefix then stays as it was until
+ * the next compression anyway. */
+export interface LangChainMiddlewareOptions extends LangChainCompressionOptions, StableIntegrationOptions {
   /**
    * `'wrapModelCall'` (default): each model call receives the compressed history and the agent's
    * state keeps it whole. `'beforeModel'`: the state itself is replaced by the compressed history
@@ -89,9 +106,10 @@ const REMOVE_ALL = { type: 'remove', id: '__remove_all__', content: '' };
  * For langchain v1 agents: `createAgent({ model, tools, middleware: [createMiddleware(
  * compressionMiddleware({ tokenBudget }))] })`. Each model call receives the conversation
  * compressed to the budget (the system prompt is the agent's own and is not part of it).
+ * Cache-stable by default, as {@link compressionRunnable}.
  */
 export function compressionMiddleware(options: LangChainMiddlewareOptions = {}): CompressionMiddlewareFields {
-  const { hook = 'wrapModelCall', ...compression } = options;
+  const { hook = 'wrapModelCall', cacheStable, ...compression } = options;
   if (hook === 'beforeModel') {
     return {
       name: 'CceCompressionMiddleware',
@@ -107,11 +125,12 @@ export function compressionMiddleware(options: LangChainMiddlewareOptions = {}):
   if (hook !== 'wrapModelCall') {
     throw new CompressError('InvalidInput', `cce-wasm/langchain: hook must be 'wrapModelCall' or 'beforeModel', not ${String(hook)}`, '/options/hook');
   }
+  const compressor = stableCompressor(stableSettings(cacheStable, 'cce-wasm/langchain'));
   return {
     name: 'CceCompressionMiddleware',
     async wrapModelCall<R extends { messages: object[] }, A>(request: R, handler: (request: R) => A): Promise<Awaited<A>> {
       if (!Array.isArray(request.messages) || request.messages.length === 0) return await handler(request);
-      const messages = (await run(request.messages, compression)).messages;
+      const messages = (await run(request.messages, compression, compressor)).messages;
       return await handler({ ...request, messages });
     },
   };
@@ -119,3 +138,4 @@ export function compressionMiddleware(options: LangChainMiddlewareOptions = {}):
 
 export type { LangChainMessage, NativeCompressResult };
 export type { BudgetOptions, IntegrationOptions } from './budget.js';
+export type { CacheStableOptions, StableIntegrationOptions } from './stable-native.js';

@@ -9,6 +9,12 @@ import { compressNative, type FormatAdapter, type NativeCompressResult } from '.
 import { openaiChatFormat } from './format-openai-chat.js';
 import { openaiResponsesFormat } from './format-openai-responses.js';
 import { CompressError } from './errors.js';
+import {
+  stableCompressor,
+  stableSettings,
+  type StableCompressor,
+  type StableIntegrationOptions,
+} from './stable-native.js';
 import type { AsyncCompressOptions } from './types.js';
 
 /** The request bodies `compressRequest` reads. */
@@ -81,17 +87,41 @@ export function compressRequest<B extends object>(body: B, options: CompressRequ
 export function compressRequest<B extends object>(body: B, options: CompressRequestOptions & AsyncCompressOptions): Promise<B>;
 export function compressRequest<B extends object>(body: B, options: CompressRequestOptions): B | Promise<B>;
 export function compressRequest<B extends object>(body: B, options: CompressRequestOptions): B | Promise<B> {
+  return compressBody(body, options, compressNative);
+}
+
+function compressBody<B extends object>(
+  body: B,
+  options: CompressRequestOptions & StableIntegrationOptions,
+  compressor: StableCompressor,
+): B | Promise<B> {
   const route = routeOf(body, options);
   const native = body as unknown as Obj;
   const conversation = native[route.field];
   if (!Array.isArray(conversation) || conversation.length === 0) return body;
-  const { provider: _provider, onCompress, ...rest } = options;
+  const { provider: _provider, onCompress, cacheStable: _stable, ...rest } = options;
   const engine = engineOptionsOf(rest, route.outputLimit(native), 'compressRequest()');
   if (options.provider === 'anthropic' && native.system != null) (engine as { system?: unknown }).system = native.system;
-  const result = compressNative(route.adapter, conversation as never[], engine);
+  const result = compressor(route.adapter, conversation as never[], engine);
   if (result instanceof Promise) return result.then((r) => answer(native, route, r, onCompress) as unknown as B);
   return answer(native, route, result, onCompress) as unknown as B;
 }
 
+/**
+ * `compressRequest` for a proxy that forwards many calls: the same options, and the cache-stable
+ * mode on by default (`cacheStable`, docs/integrations.md). A body whose conversation extends one
+ * this compressor answered before is forwarded as that answer plus the new messages while it fits
+ * the budget, so the provider's prompt cache keeps reading the prefix; over the budget the
+ * conversation is compressed again to `cacheStable.target` (0.5) of it. Answers are remembered by
+ * the messages they stand for (at most `cacheStable.conversations`, 16), never by caller.
+ */
+export function requestCompressor(
+  options: CompressRequestOptions & StableIntegrationOptions,
+): <B extends object>(body: B) => B | Promise<B> {
+  const compressor = stableCompressor(stableSettings(options?.cacheStable, 'requestCompressor()'));
+  return (body) => compressBody(body, options, compressor);
+}
+
 export type { NativeCompressResult };
 export type { BudgetOptions, IntegrationOptions } from './budget.js';
+export type { CacheStableOptions, StableIntegrationOptions } from './stable-native.js';

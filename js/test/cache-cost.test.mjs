@@ -306,6 +306,43 @@ describe('the context manager with cacheCost', () => {
     assert.ok(floored.smallestCompacted > 0.5 * floored.threshold, `${floored.smallestCompacted}`);
   });
 
+  test('a compaction keeps the strings the next call reuses; the newest turns stay verbatim', () => {
+    // An agent session: each step reads a file by a tool call and gets a long result.
+    const chat = createContextManager({ contextWindow: 12000, keepLast: 4, cacheCost: { provider: 'anthropic' } });
+    const history = [];
+    const filler = 'The module exports the handler and its tests cover the retry path. '.repeat(30);
+    let compacted = 0;
+    for (let i = 0; i < 40; i++) {
+      const step = [
+        { role: 'user', content: `Step ${i}: check the next module.` },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'Read', arguments: JSON.stringify({ file_path: `src/mod${i}/handler.ts` }) } }],
+        },
+        { role: 'tool', tool_call_id: `c${i}`, content: `export function handleStep${i}() {}\n${filler}` },
+        { role: 'assistant', content: `Module ${i} is fine.` },
+      ];
+      history.push(...step);
+      chat.addMany(step);
+      compacted += chat.compressIfNeeded().filter((o) => o.compressed).length;
+      const { messages } = chat.view();
+      const text = JSON.stringify(messages);
+      // The newest turns are the history's own messages.
+      assert.deepEqual(messages.slice(-4), history.slice(-4));
+      if (compacted === 0) continue;
+      // The steps just before the kept tail are summarised, and their paths, the quoted tool
+      // arguments and identifiers are still in the view.
+      const covered = Math.max(...chat.checkpoints.map((c) => c.messageRange.end));
+      const lastSummarisedStep = Math.floor((covered - 1) / 4);
+      for (let k = Math.max(0, lastSummarisedStep - 2); k <= lastSummarisedStep; k++) {
+        assert.ok(text.includes(`\\"src/mod${k}/handler.ts\\"`), `step ${i}: the path of step ${k} (covered until ${covered})`);
+        assert.ok(text.includes(`handleStep${k}`), `step ${i}: the identifier of step ${k}`);
+      }
+    }
+    assert.ok(compacted >= 3, `compactions: ${compacted}`);
+  });
+
   test('an unknown provider is rejected', () => {
     assert.throws(() => createContextManager({ contextWindow: 1000, cacheCost: { provider: 'x' } }), {
       code: 'InvalidInput',

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The context manager core: budget arithmetic, boundaries, checkpoints, aging, the view.
 #include "context/context.h"
+#include "context/summary_ledger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,6 +26,10 @@ using U16View = std::u16string_view;
 constexpr double kSectionHeaderTokens = 12;
 constexpr std::size_t kArgumentsInTranscript = 200;
 constexpr std::size_t kToolNamesInStats = 8;
+// The share of a deterministic summary (after its stats line) the artifacts line may take: the
+// replays of scripts/bench-cost.mjs kept far more of what the next call used from a line of the
+// range's own strings than from as many units of the summariser's sentences (docs/cache-cost.md).
+constexpr double kArtifactsShare = 0.8;
 
 U16 u16(const std::string& ascii) { return js::fromAscii(ascii); }
 std::string num(double d) { return js::numberToString(d); }
@@ -621,13 +626,26 @@ U16 statsLine(const RangeStats& s) {
   return header;
 }
 
-// The stats line, then (in what the budget leaves) the summariser's selection from `text`.
-U16 withStatsLine(const RangeStats& stats, U16View text, double budget) {
+// The stats line, the artifacts line (summary_ledger.h) in up to kArtifactsShare of what the
+// budget leaves, then the summariser's selection from `text` in the rest.
+U16 withStatsLine(const RangeStats& stats, const std::vector<U16>& artifacts, U16View text,
+                  double budget) {
   U16 header = statsLine(stats);
   const std::size_t limit = static_cast<std::size_t>(std::floor(3.5 * std::max(budget, 0.0)));
   if (header.size() >= limit) return header.substr(0, limit);
-  U16 body = summarize(text, limit - header.size() - 1);
+  std::size_t left = limit - header.size() - 1;
+  U16 line = artifactsLine(artifacts, static_cast<std::size_t>(kArtifactsShare * left));
+  if (!line.empty()) {
+    header += u"\n" + line;
+    left -= line.size() + 1;
+  }
+  U16 body = left > 0 ? summarize(text, left) : U16();
   return body.empty() ? header : header + u"\n" + body;
+}
+
+// The candidates for a summary's artifacts line: at most what the largest budget could hold.
+std::size_t artifactCandidates(double budget) {
+  return static_cast<std::size_t>(std::floor(3.5 * kArtifactsShare * std::max(budget, 0.0)));
 }
 
 // A deterministic summary made by `make(budget)`. It sizes by characters (3.5 per token); text
@@ -688,8 +706,11 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
   out.ready = true;
   const U16 transcript = renderTranscript(f.st.messages, start, end);
   RangeStats stats = RangeStats::of(f.st.messages, start, end);
-  out.text = fitted(f.st, budget, [&](double b) { return withStatsLine(stats, transcript, b); },
-                    transcript.size());
+  const std::vector<U16> artifacts =
+      rangeArtifacts(f.st.messages, start, end, artifactCandidates(budget));
+  out.text = fitted(
+      f.st, budget, [&](double b) { return withStatsLine(stats, artifacts, transcript, b); },
+      transcript.size());
   out.stats = std::move(stats);
   return out;
 }
@@ -946,17 +967,19 @@ void RangeStats::append(const RangeStats& later) {
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
                          double budget) {
   return withStatsLine(RangeStats::of(messages, start, end),
+                       rangeArtifacts(messages, start, end, artifactCandidates(budget)),
                        renderTranscript(messages, start, end), budget);
 }
 
 U16 mergedSummary(const RangeStats& stats, const std::vector<U16View>& bodies, double budget) {
   U16 text;
   for (U16View body : bodies) {
+    body = withoutArtifacts(body);
     if (body.empty()) continue;
     if (!text.empty()) text += u"\n\n";
     text += body;
   }
-  return withStatsLine(stats, text, budget);
+  return withStatsLine(stats, mergedArtifacts(bodies, artifactCandidates(budget)), text, budget);
 }
 
 U16View summaryBody(const Checkpoint& cp) {

@@ -28,8 +28,9 @@
 //   compact   T <  2000   budget = min(T, max(32, min(0.10 T, 0.04 available)))
 //   moderate  T <  8000   budget = min(T, max(32, min(0.15 T, 0.07 available)))
 //   detailed  T >= 8000   budget = min(T, max(32, min(0.20 T, 0.10 available)))
-// The deterministic summary (a stats line + cce::summarize over the range's transcript) never
-// exceeds floor(3.5 * budget) UTF-16 units, i.e. `budget` default tokens. A lower level never has a
+// The deterministic summary (a stats line, the artifacts line of summary_ledger.h in up to 0.8 of
+// the rest, then cce::summarize over the range's transcript) never exceeds floor(3.5 * budget)
+// UTF-16 units, i.e. `budget` default tokens. A lower level never has a
 // larger budget for the same T.
 //
 // Compress creates one checkpoint over the earliest uncovered range before the cut (normally the
@@ -312,8 +313,9 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
                          double budget);
 /// The deterministic summary of a merged range in at most floor(3.5 * budget) units: the stats
-/// line of `stats` (the whole range), then the summariser over `bodies` (the merged summaries'
-/// bodies, in order, one paragraph each).
+/// line of `stats` (the whole range), the artifacts line made from the bodies' lines (the newer
+/// body's items first), then the summariser over `bodies` (the merged summaries' bodies without
+/// their artifacts lines, in order, one paragraph each).
 U16 mergedSummary(const RangeStats& stats, const std::vector<std::u16string_view>& bodies,
                   double budget);
 /// A summary without its stats line: a deterministic summary's text after its first line, a

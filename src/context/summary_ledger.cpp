@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// The artifacts line of a checkpoint summary (summary_ledger.h).
+#include "context/summary_ledger.h"
+
+#include <set>
+
+#include "context/tool_groups.h"
+#include "jscompat/json_writer.h"
+#include "jscompat/string.h"
+#include "json_io.h"
+#include "ledger.h"
+
+namespace cce::context {
+namespace {
+
+using View = std::u16string_view;
+
+// Of one message at most this many artifacts of each kind: a long tool result (a file read, a
+// test log) must not fill the line alone when older messages named other things.
+constexpr std::size_t kPerKindPerMessage = 24;
+constexpr View kSeparator = u", ";
+// A tool call's string argument up to this long is kept whole; of one message at most
+// kWholeArgumentsPerMessage of them.
+constexpr std::size_t kArgumentValueUnits = 100;
+constexpr std::size_t kWholeArgumentsPerMessage = 48;
+constexpr int kArgumentDepth = 8;
+
+// What a message says: its string content or text parts.
+void contentTexts(const Value& m, std::vector<U16>& out) {
+  const Value* c = m.find(u"content");
+  if (!c) return;
+  if (c->isString()) {
+    out.push_back(c->string);
+  } else if (c->isArray()) {
+    for (const Value& part : c->items) {
+      const Value* t = part.isObject() ? part.find(u"text") : nullptr;
+      if (t && t->isString()) out.push_back(t->string);
+    }
+  }
+}
+
+// A tool call's string arguments, in order: a short one whole, as the call wrote it (a JSON
+// string: the path it read, the command it ran, a todo item), a long one (an edit's text, a
+// file's content) as text to read artifacts from.
+void argumentStrings(const Value& v, int depth, std::vector<U16>& whole, std::vector<U16>& texts) {
+  if (v.isString()) {
+    if (v.string.size() > kArgumentValueUnits) {
+      texts.push_back(v.string);
+    } else if (v.string.size() >= 3) {
+      std::string quoted;
+      js::writeJsonString(v.string, quoted);
+      whole.push_back(js::fromUtf8(quoted));
+    }
+    return;
+  }
+  if (depth >= kArgumentDepth) return;
+  if (v.isArray()) {
+    for (const Value& item : v.items) argumentStrings(item, depth + 1, whole, texts);
+  } else if (v.isObject()) {
+    for (const json::Member& member : v.members) {
+      argumentStrings(member.value, depth + 1, whole, texts);
+    }
+  }
+}
+
+void callArguments(const Value& m, std::vector<U16>& whole, std::vector<U16>& texts) {
+  if (!hasToolCalls(m)) return;
+  for (const Value& call : m.find(u"tool_calls")->items) {
+    const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
+    const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
+    if (!args || !args->isString()) continue;
+    Result<Value> parsed = parseJson(js::toUtf8(args->string));
+    if (parsed.ok()) {
+      argumentStrings(parsed.value(), 0, whole, texts);
+    } else {
+      texts.push_back(args->string);
+    }
+  }
+}
+
+// Adds `item` unless seen or over the budget; false once the budget is spent.
+struct Collected {
+  explicit Collected(std::size_t limit) : maxUnits(limit) {}
+  std::size_t maxUnits;
+  std::size_t used = 0;
+  std::set<U16> seen;
+  std::vector<U16> items;
+  bool add(U16 item) {
+    if (item.empty() || seen.count(item)) return true;
+    const std::size_t cost = item.size() + kSeparator.size();
+    if (used + cost > maxUnits) return used + kSeparator.size() + 4 <= maxUnits;
+    used += cost;
+    seen.insert(item);
+    items.push_back(std::move(item));
+    return true;
+  }
+};
+
+// The items of an artifacts line ("Artifacts: a, b, "c, d"" -> a | b | "c, d"): a quoted phrase
+// (a request or an error line) is read to its closing quote.
+std::vector<U16> lineItems(View line) {
+  std::vector<U16> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    std::size_t end = line.find(kSeparator, i);
+    if (line[i] == u'"') {
+      const std::size_t close = line.find(u"\", ", i + 1);
+      end = close == View::npos ? View::npos : close + 1;
+    }
+    if (end == View::npos) end = line.size();
+    out.emplace_back(line.substr(i, end - i));
+    i = end + kSeparator.size();
+  }
+  return out;
+}
+
+View artifactsLineOf(View body) {
+  if (body.substr(0, kArtifactsPrefix.size()) != kArtifactsPrefix) return {};
+  const std::size_t end = body.find(u'\n');
+  return body.substr(kArtifactsPrefix.size(),
+                     end == View::npos ? View::npos : end - kArtifactsPrefix.size());
+}
+
+}  // namespace
+
+std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t start,
+                                std::size_t end, std::size_t maxUnits, std::size_t* steps) {
+  Collected c(maxUnits);
+  std::vector<U16> texts, whole, argumentTexts;
+  auto read = [&](const std::vector<U16>& from, bool userFirst) {
+    for (std::size_t t = 0; t < from.size(); ++t) {
+      // A user's request is the first sentence of its text, not of its later parts.
+      LedgerSource source{from[t], userFirst && t == 0};
+      for (Artifact& a : artifactsOf(source, kPerKindPerMessage, steps)) {
+        if (!c.add(std::move(a.text))) return false;
+      }
+    }
+    return true;
+  };
+  // The message's text, then its calls' short arguments whole, then their long ones.
+  for (std::size_t i = end; i > start; --i) {
+    const Value& m = messages[i - 1];
+    texts.clear();
+    whole.clear();
+    argumentTexts.clear();
+    contentTexts(m, texts);
+    callArguments(m, whole, argumentTexts);
+    if (!read(texts, roleOf(m) == u"user")) break;
+    bool room = true;
+    for (std::size_t w = 0; room && w < whole.size() && w < kWholeArgumentsPerMessage; ++w) {
+      if (steps) *steps += whole[w].size();
+      room = c.add(std::move(whole[w]));
+    }
+    if (!room || !read(argumentTexts, false)) break;
+  }
+  return std::move(c.items);
+}
+
+std::vector<U16> mergedArtifacts(const std::vector<View>& bodies, std::size_t maxUnits) {
+  Collected c(maxUnits);
+  for (std::size_t b = bodies.size(); b > 0; --b) {
+    for (U16& item : lineItems(artifactsLineOf(bodies[b - 1]))) {
+      if (!c.add(std::move(item))) return std::move(c.items);
+    }
+  }
+  return std::move(c.items);
+}
+
+View withoutArtifacts(View body) {
+  if (body.substr(0, kArtifactsPrefix.size()) != kArtifactsPrefix) return body;
+  const std::size_t end = body.find(u'\n');
+  return end == View::npos ? View() : body.substr(end + 1);
+}
+
+U16 artifactsLine(const std::vector<U16>& items, std::size_t maxUnits) {
+  U16 out;
+  if (maxUnits <= kArtifactsPrefix.size()) return out;
+  std::size_t used = kArtifactsPrefix.size();
+  for (const U16& item : items) {
+    const std::size_t cost = item.size() + (out.empty() ? 0 : kSeparator.size());
+    if (used + cost > maxUnits) continue;
+    if (out.empty()) {
+      out = U16(kArtifactsPrefix);
+    } else {
+      out += kSeparator;
+    }
+    out += item;
+    used += cost;
+  }
+  return out;
+}
+
+}  // namespace cce::context
