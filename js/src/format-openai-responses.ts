@@ -130,7 +130,13 @@ export const openaiResponsesFormat: FormatAdapter<ResponsesItem> = {
       const assistant = it.role === 'assistant';
       const newText = (text: string): Obj =>
         assistant ? { type: 'output_text', text, annotations: [] } : { type: 'input_text', text };
-      return { ...it, content: typeof content === 'string' ? content : partsBack<Obj>(content, withText, newText) };
+      const next = typeof content === 'string' ? content : partsBack<Obj>(content, withText, newText);
+      // Every text of the message emptied (a budget's last resort) leaves no content, and a message
+      // item needs some: the item is left out, and uncompress restores it like any omitted item.
+      if (Array.isArray(next) && next.length === 0 && !(Array.isArray(it.content) && it.content.length === 0)) {
+        return undefined;
+      }
+      return { ...it, content: next };
     }
     if (isOutput(it)) {
       return {

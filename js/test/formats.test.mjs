@@ -568,6 +568,10 @@ describe('AI SDK and Responses part types', () => {
     assert.ok(result.messages[4].output.length < log.length, 'the custom tool output is compressed');
     assert.equal(result.messages[4].call_id, 'ct1');
     assert.deepEqual(
+      validate([{ type: 'message', role: 'assistant', content: [] }], { format: 'openai-responses' }).map((p) => p.code),
+      ['empty-content'],
+    );
+    assert.deepEqual(
       validate([{ type: 'function_call_output', call_id: 'x', output: 'r' }], { format: 'openai-responses' }).map((p) => p.code),
       ['orphan-tool-result'],
     );
@@ -575,6 +579,24 @@ describe('AI SDK and Responses part types', () => {
       validate([{ type: 'message', role: 'user', content: 'q' }, { type: 'reasoning', id: 'r', summary: [] }], { format: 'openai-responses' }).map((p) => p.code),
       ['reasoning-without-item'],
     );
+  });
+});
+
+describe('a budget that empties assistant texts', () => {
+  // mclaude #25 at 15 % of its tokens: no plan fits, and the last resort empties the assistant's
+  // texts beside its tool calls. In Responses each text is a message item of its own, which must
+  // not be left with no content.
+  test('Responses leaves the emptied message items out, and uncompress restores them', () => {
+    const conversations = JSON.parse(readFileSync(sharedPath('data/real/claude_code_mclaude.json'), 'utf8'));
+    const input = toResponses(conversations[25]);
+    const full = compress(input, { format: 'openai-responses', tokenBudget: 1e12 });
+    const result = compress(input, { format: 'openai-responses', tokenBudget: Math.floor(full.tokenCount * 0.15) });
+    const assistantTexts = (items) => items.filter((it) => it.type === 'message' && it.role === 'assistant').length;
+    assert.ok(assistantTexts(result.messages) < assistantTexts(input), 'some assistant texts were emptied');
+    assert.deepEqual(validate(result.messages, { format: 'openai-responses' }), []);
+    const restored = uncompress(result.messages, result.verbatim, { format: 'openai-responses' }).messages;
+    assert.equal(restored.length, input.length);
+    restored.forEach((m, i) => assert.equal(m, input[i]));
   });
 });
 
