@@ -207,6 +207,30 @@ describe('the bench scenarios of data/bench in every format', () => {
   }
 });
 
+describe('the agentic real transcripts of data/real in every format', () => {
+  // The 48 conversations with tool calls (Claude Code, SWE-agent), converted as bench:formats does.
+  const FILES = ['claude_code_ccviewer.json', 'claude_code_mclaude.json', 'swe_agent_trajectories.json'];
+  const agentic = FILES.flatMap((file) =>
+    JSON.parse(readFileSync(sharedPath(`data/real/${file}`), 'utf8'))
+      .map((conversation, i) => ({ name: `${file}#${i}`, conversation }))
+      .filter(({ conversation }) => conversation.some((m) => m.role === 'tool')),
+  );
+  const converters = {
+    'openai-chat': toOpenAIChat,
+    'ai-sdk': toAiSdk,
+    'openai-responses': toResponses,
+    langchain: (c) => toLangChain(c, lc),
+  };
+  for (const [format, convert] of Object.entries(converters)) {
+    test(`${format}: valid outputs and exact round trips at defaults and 50/30/15 % budgets`, () => {
+      assert.equal(agentic.length, 48);
+      const cases = agentic.map(({ name, conversation }) => ({ name, conversation: convert(conversation) }));
+      const counts = checkFormat(cases, format, (messages) => ({ messages }));
+      assert.equal(counts.exact, 48 * 4);
+    });
+  }
+});
+
 describe('Anthropic adapter details', () => {
   const PROSE =
     'We should batch the inserts in groups of 500 rows. The importer currently commits after ' +
