@@ -25,6 +25,7 @@ import {
 import * as lc from '@langchain/core/messages';
 
 import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from './support/convert-formats.mjs';
+import { sentTokens } from './support/billed-tokens.mjs';
 import { sharedPath } from './support/shared-data.mjs';
 
 function loadDir(kind) {
@@ -56,7 +57,7 @@ function newProblems(output, input, options) {
 const BUDGETS = [0.5, 0.3, 0.15];
 
 function checkFormat(cases, format, extract) {
-  const counts = { conversations: 0, runs: 0, valid: 0, exact: 0, validInputs: 0 };
+  const counts = { conversations: 0, runs: 0, valid: 0, exact: 0, validInputs: 0, fits: 0 };
   for (const { name, conversation } of cases) {
     const { messages, system } = extract(conversation);
     const options = system === undefined ? { format } : { format, system };
@@ -76,6 +77,13 @@ function checkFormat(cases, format, extract) {
       for (const m of result.messages) {
         assert.ok(!('metadata' in m && m.metadata?._cce_original), `${label}: provenance leaked into a native message`);
         assert.ok(!('id' in m) || messages.some((x) => x.id === m.id), `${label}: an id was added`);
+      }
+      // Honest counts (issue 17 item 5): what would be sent, counted by o200k, is within 1.10 x a
+      // budget the result says it fits.
+      if (extra.tokenBudget && result.fits) {
+        const sent = sentTokens(result.messages, system, format);
+        assert.ok(sent <= 1.1 * extra.tokenBudget, `${label}: fits, but o200k counts ${sent}`);
+        counts.fits++;
       }
       const restored = uncompress(result.messages, result.verbatim, { format });
       assert.equal(restored.messages.length, messages.length, `${label}: restored length`);
@@ -227,6 +235,7 @@ describe('the agentic real transcripts of data/real in every format', () => {
       const cases = agentic.map(({ name, conversation }) => ({ name, conversation: convert(conversation) }));
       const counts = checkFormat(cases, format, (messages) => ({ messages }));
       assert.equal(counts.exact, 48 * 4);
+      assert.ok(counts.fits >= 48, `${counts.fits} budget results fit`);
     });
   }
 });
