@@ -192,6 +192,14 @@ describe('provider-native conversations of data/native', () => {
   });
 });
 
+// The OpenAI-shaped data sets in each other format, converted as bench:formats converts them.
+const converters = {
+  'openai-chat': toOpenAIChat,
+  'ai-sdk': toAiSdk,
+  'openai-responses': toResponses,
+  langchain: (c) => toLangChain(c, lc),
+};
+
 describe('the bench scenarios of data/bench in every format', () => {
   const dir = sharedPath('data/bench/');
   const scenarios = readdirSync(dir)
@@ -199,12 +207,6 @@ describe('the bench scenarios of data/bench in every format', () => {
     .map((f) => JSON.parse(readFileSync(dir + f, 'utf8')))
     .filter((s) => Array.isArray(s.messages))
     .map((s) => ({ name: s.name, conversation: s.messages }));
-  const converters = {
-    'openai-chat': toOpenAIChat,
-    'ai-sdk': toAiSdk,
-    'openai-responses': toResponses,
-    langchain: (c) => toLangChain(c, lc),
-  };
   for (const [format, convert] of Object.entries(converters)) {
     test(`${format}: valid outputs and exact round trips`, () => {
       assert.ok(scenarios.length >= 7);
@@ -223,12 +225,6 @@ describe('the agentic real transcripts of data/real in every format', () => {
       .map((conversation, i) => ({ name: `${file}#${i}`, conversation }))
       .filter(({ conversation }) => conversation.some((m) => m.role === 'tool')),
   );
-  const converters = {
-    'openai-chat': toOpenAIChat,
-    'ai-sdk': toAiSdk,
-    'openai-responses': toResponses,
-    langchain: (c) => toLangChain(c, lc),
-  };
   for (const [format, convert] of Object.entries(converters)) {
     test(`${format}: valid outputs and exact round trips at defaults and 50/30/15 % budgets`, () => {
       assert.equal(agentic.length, 48);
