@@ -695,9 +695,12 @@ struct FastScan {
   }
 
   // Two plain units, or one unit when only one is left or the next two are not both plain.
+  // `kTwoLeft`: the caller knows that at least two units are left (the interleaved loop tests
+  // that once for both halves, instead of each half testing it again here).
+  template <bool kTwoLeft = false>
   CCE_ALWAYS_INLINE void advance(const PairTables& t) {
     const char16_t c1 = s[i];
-    if (i + 1 < end) {
+    if (kTwoLeft || i + 1 < end) {
       const char16_t c2 = s[i + 1];
       if ((c1 | c2) < 128) {
         const std::uint32_t k1 = t.kind[c1], k2 = t.kind[c2];
@@ -735,9 +738,9 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
   if (unitOf[s[half - 1]] == kUHigh && unitOf[s[half]] == kULow) ++half;  // keep a pair whole
   FastScan a{s, 0, half, kSStart * kPairRow, 0, {}};
   FastScan b{s, half, n, kSStart * kPairRow, 0, {}};
-  while (!a.done() && !b.done()) {
-    a.advance(tables);
-    b.advance(tables);
+  while (a.i + 1 < a.end && b.i + 1 < b.end) {
+    a.advance<true>(tables);
+    b.advance<true>(tables);
   }
   while (!a.done()) a.advance(tables);
   while (!b.done()) b.advance(tables);
