@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "answer.h"
 #include "cce.h"
 #include "token_estimate.h"
 
@@ -26,19 +27,9 @@ std::string_view bytes(std::uintptr_t pointer, std::size_t length) {
   return {reinterpret_cast<const char*>(pointer), length};
 }
 
-// The envelope (or text) of the last call, read by JS straight from memory as {pointer, length}
-// (embind's std::string return scans every byte for NULs in JS, twice). Only an output buffer: it
-// is replaced by the next call and no call reads it. Every binding of this module takes and
-// returns numbers only: embind_types.cpp registers just those types.
-std::string answer;
-std::uint32_t answerView[2];
-
-std::uintptr_t keep(std::string envelope) {
-  answer = std::move(envelope);
-  answerView[0] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(answer.data()));
-  answerView[1] = static_cast<std::uint32_t>(answer.size());
-  return reinterpret_cast<std::uintptr_t>(answerView);
-}
+// Every binding of this module takes and returns numbers only: embind_types.cpp registers just
+// those types; answers go back through cce::wasm::keep (answer.h).
+using cce::wasm::keep;
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "answer.h"
 #include "cce.h"
 #include "compaction/compaction_json.h"
 #include "context/context_json.h"
@@ -26,17 +27,7 @@
 
 namespace {
 
-// The envelope of the last call, read by JS straight from memory as {pointer, length}; replaced
-// by the next call.
-std::string answer;
-std::uint32_t answerView[2];
-
-std::uintptr_t keep(std::string envelope) {
-  answer = std::move(envelope);
-  answerView[0] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(answer.data()));
-  answerView[1] = static_cast<std::uint32_t>(answer.size());
-  return reinterpret_cast<std::uintptr_t>(answerView);
-}
+using cce::wasm::keep;  // answer.h
 
 std::string_view request(const char* pointer, std::size_t length) { return {pointer, length}; }
 
