@@ -5,7 +5,6 @@
 // reasoning beyond `keep` turns goes whole and what stays is the caller's own block; the output
 // is as valid as the input, restores exactly, and the input is never mutated.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { compress as compressMain, CompressError, uncompress as uncompressMain } from 'cce-wasm';
@@ -15,17 +14,9 @@ import { compressRequest } from 'cce-wasm/request';
 import * as lc from '@langchain/core/messages';
 
 import { toAiSdk, toLangChain, toOpenAIChat, toResponses } from './support/convert-formats.mjs';
-import { sharedPath } from './support/shared-data.mjs';
+import { loadConversations } from './support/shared-data.mjs';
 
-function loadDir(kind) {
-  const dir = sharedPath(`data/native/${kind}/`);
-  const all = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    const list = JSON.parse(readFileSync(dir + file, 'utf8'));
-    list.forEach((conversation, i) => all.push({ name: `${file}#${i}`, conversation }));
-  }
-  return all;
-}
+const loadDir = (kind) => loadConversations(`data/native/${kind}/`);
 
 const isObj = (x) => typeof x === 'object' && x !== null && !Array.isArray(x);
 const PLACEHOLDER = /^\[cce:cleared tool result — (\d+) chars\]$/;

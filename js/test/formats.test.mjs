@@ -26,17 +26,9 @@ import * as lc from '@langchain/core/messages';
 
 import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from './support/convert-formats.mjs';
 import { sentTokens } from './support/billed-tokens.mjs';
-import { sharedPath } from './support/shared-data.mjs';
+import { loadConversations, sharedPath } from './support/shared-data.mjs';
 
-function loadDir(kind) {
-  const dir = sharedPath(`data/native/${kind}/`);
-  const all = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    const list = JSON.parse(readFileSync(dir + file, 'utf8'));
-    list.forEach((conversation, i) => all.push({ name: `${file}#${i}`, conversation }));
-  }
-  return all;
-}
+const loadDir = (kind) => loadConversations(`data/native/${kind}/`);
 
 const anthropic = loadDir('anthropic');
 const twins = loadDir('openai');

@@ -3,7 +3,7 @@
 // repository's compressed copy in tests/corpus by scripts/testdata.mjs (run here on first use, so
 // a single test file runs from a fresh clone too).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = new URL('../../../', import.meta.url);
@@ -25,4 +25,16 @@ export function sharedUrl(rel = '') {
 /** File-system path of the same. */
 export function sharedPath(rel = '') {
   return fileURLToPath(sharedUrl(rel));
+}
+
+/** Every conversation of the JSON files in a data folder (`rel` like 'data/native/anthropic/'),
+ * in file order, each named `file#index`. */
+export function loadConversations(rel) {
+  const dir = sharedPath(rel);
+  const all = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const list = JSON.parse(readFileSync(dir + file, 'utf8'));
+    list.forEach((conversation, i) => all.push({ name: `${file}#${i}`, conversation }));
+  }
+  return all;
 }
