@@ -6,24 +6,16 @@
 // tool results are native messages, toMessages() / undo() restore the input exactly, and the input
 // is never mutated.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import * as lc from '@langchain/core/messages';
 
 import { compact, CompressError, dryRun, fromMessages, fromOpenAI, project, toMessages, undo } from 'cce-wasm/compaction';
 import { validate } from 'cce-wasm/formats';
-import { toAiSdk, toLangChain, toOpenAIChat, toResponses } from './support/convert-formats.mjs';
-import { sharedPath } from './support/shared-data.mjs';
+import { nativeCases } from './support/convert-formats.mjs';
+import { loadConversations } from './support/shared-data.mjs';
 
-function load(rel) {
-  const dir = sharedPath(rel);
-  const out = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    for (const c of JSON.parse(readFileSync(dir + file, 'utf8'))) out.push(c);
-  }
-  return out;
-}
+const load = (rel) => loadConversations(rel).map((c) => c.conversation);
 
 // Conversations of at least three turns (user texts) with tool calls: compaction works by turn.
 const LIMIT = 8;
@@ -36,13 +28,7 @@ const twins = load('data/native/openai/')
   .filter((c) => turns(c) >= 3 && c.some((m) => m.role === 'tool'))
   .slice(0, LIMIT);
 
-const cases = [
-  ['anthropic', anthropic.map((c) => ({ messages: c.messages, system: c.system }))],
-  ['openai-chat', twins.map((c) => ({ messages: toOpenAIChat(c) }))],
-  ['ai-sdk', twins.map((c) => ({ messages: toAiSdk(c) }))],
-  ['openai-responses', twins.map((c) => ({ messages: toResponses(c) }))],
-  ['langchain', twins.map((c) => ({ messages: toLangChain(c, lc) }))],
-];
+const cases = nativeCases(anthropic, twins, lc);
 
 const key = (p) => `${p.code}:${p.callId ?? ''}`;
 const snapshot = (messages) => JSON.stringify(messages);

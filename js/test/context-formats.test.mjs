@@ -4,7 +4,7 @@
 // formats entry's validate (no problem the input did not have), unchanged messages returned as
 // the caller's own objects, summaries as native messages, toJSON / fromJSON exact.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 
@@ -12,17 +12,10 @@ import * as lc from '@langchain/core/messages';
 
 import { CompressError, ContextManager, createContextManager } from 'cce-wasm/context';
 import { validate } from 'cce-wasm/formats';
-import { toAiSdk, toLangChain, toOpenAIChat, toResponses } from './support/convert-formats.mjs';
-import { sharedPath } from './support/shared-data.mjs';
+import { nativeCases } from './support/convert-formats.mjs';
+import { loadConversations } from './support/shared-data.mjs';
 
-function load(rel) {
-  const dir = sharedPath(rel);
-  const out = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    for (const c of JSON.parse(readFileSync(dir + file, 'utf8'))) out.push(c);
-  }
-  return out;
-}
+const load = (rel) => loadConversations(rel).map((c) => c.conversation);
 
 // Conversations long enough to compress, with tool calls: the first few of each data set.
 const LIMIT = 8;
@@ -33,13 +26,7 @@ const twins = load('data/native/openai/')
   .filter((c) => c.length >= 8 && c.some((m) => m.role === 'tool'))
   .slice(0, LIMIT);
 
-const cases = [
-  ['anthropic', anthropic.map((c) => ({ messages: c.messages, system: c.system }))],
-  ['openai-chat', twins.map((c) => ({ messages: toOpenAIChat(c) }))],
-  ['ai-sdk', twins.map((c) => ({ messages: toAiSdk(c) }))],
-  ['openai-responses', twins.map((c) => ({ messages: toResponses(c) }))],
-  ['langchain', twins.map((c) => ({ messages: toLangChain(c, lc) }))],
-];
+const cases = nativeCases(anthropic, twins, lc);
 
 const key = (p) => `${p.code}:${p.callId ?? ''}`;
 const snapshot = (messages) => JSON.stringify(messages);

@@ -142,3 +142,15 @@ export function toLangChain(conversation, messages) {
     return new messages.AIMessage({ content, tool_calls });
   });
 }
+
+/** The five formats' cases of a selection of data/native: the Anthropic conversations as they are
+ * (with their separate system), and their OpenAI twins converted into each other format. */
+export function nativeCases(anthropic, twins, lc) {
+  return [
+    ['anthropic', anthropic.map((c) => ({ messages: c.messages, system: c.system }))],
+    ['openai-chat', twins.map((c) => ({ messages: toOpenAIChat(c) }))],
+    ['ai-sdk', twins.map((c) => ({ messages: toAiSdk(c) }))],
+    ['openai-responses', twins.map((c) => ({ messages: toResponses(c) }))],
+    ['langchain', twins.map((c) => ({ messages: toLangChain(c, lc) }))],
+  ];
+}
