@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for non-destructive compaction: projection, stacking, extension, bounds, providers, JSON.
+// Tests for non-destructive compaction: projection, stacking, extension, bounds, JSON.
 #include <doctest/doctest.h>
 
 #include <cctype>
@@ -141,8 +141,8 @@ std::string syntheticConversation(int turns, const std::string& compactions = "[
   return out + "],\"compactions\":" + compactions + "}";
 }
 
-std::string projectRequest(const std::string& conversation, const std::string& format = "events") {
-  return "{\"op\":\"project\",\"format\":\"" + format + "\",\"conversation\":" + conversation + "}";
+std::string projectRequest(const std::string& conversation) {
+  return "{\"op\":\"project\",\"conversation\":" + conversation + "}";
 }
 
 // The conversation with `compaction` appended to its log.
@@ -761,180 +761,21 @@ TEST_SUITE("compaction") {
           "InvalidInput: there is no compaction at that index (the log has 2) @ /index");
   }
 
-  TEST_CASE("round-trips OpenAI and Anthropic message arrays exactly") {
-    const Value openai = parse(fixture("openai_history.json"));
-    const Value anthropic = parse(fixture("anthropic_history.json"));
-    const std::string openaiText = toJson(openai);
-    const std::string anthropicMessages = toJson(*anthropic.find(u"messages"));
-    const std::string anthropicSystem = toJson(*anthropic.find(u"system"));
-
-    Value conv =
-        *output(R"({"op":"fromOpenAI","messages":)" + openaiText + "}").find(u"conversation");
-    // Through JSON text again, as a host would store it.
-    const std::string stored = toJson(conv);
-    CHECK(toJson(*output(R"({"op":"toOpenAI","conversation":)" + stored + "}").find(u"messages")) ==
-          openaiText);
-    // And through a projection without overlays.
-    CHECK(toJson(*output(projectRequest(stored, "openai")).find(u"view")->find(u"messages")) ==
-          openaiText);
-
-    Value aconv = *output(R"({"op":"fromAnthropic","messages":)" + anthropicMessages +
-                          R"(,"system":)" + anthropicSystem + "}")
-                       .find(u"conversation");
-    Value back = output(R"({"op":"toAnthropic","conversation":)" + toJson(aconv) + "}");
-    CHECK(toJson(*back.find(u"messages")) == anthropicMessages);
-    CHECK(toJson(*back.find(u"system")) == anthropicSystem);
-    Value projected = *output(projectRequest(toJson(aconv), "anthropic")).find(u"view");
-    CHECK(toJson(*projected.find(u"messages")) == anthropicMessages);
+  // The provider conversions (fromOpenAI, toAnthropic, views in a provider format) are the JS
+  // layer's since issue 20 item 5: js/test/compaction-providers.test.mjs holds what was asserted
+  // here. The engine only checks the documents the JS layer converts.
+  TEST_CASE("check reads a conversation or view and reports its errors as project does") {
+    CHECK(toJson(output(R"({"op":"check","conversation":)" + syntheticConversation(3) + "}")) ==
+          "{}");
+    const Value view = *output(projectRequest(syntheticConversation(3))).find(u"view");
+    CHECK(toJson(output(R"({"op":"check","conversation":)" + toJson(view) + "}")) == "{}");
+    CHECK(failure(R"({"op":"check"})") == "InvalidInput: conversation is required @ /conversation");
+    CHECK(failure(R"({"op":"check","conversation":{"turns":[{"events":[{"type":"toolRequest"}]}]}})") ==
+          "InvalidInput: a toolRequest event needs a string name @ "
+          "/conversation/turns/0/events/0/name");
   }
 
-  TEST_CASE("splits provider histories into turns at user requests, not tool results") {
-    Value conv = *output(R"({"op":"fromAnthropic","messages":)" +
-                         toJson(*parse(fixture("anthropic_history.json")).find(u"messages")) +
-                         R"(,"system":"sys"})")
-                      .find(u"conversation");
-    std::vector<std::string> turnShapes;
-    for (const Value& turn : conv.find(u"turns")->items) {
-      std::string shape;
-      for (const Value& e : turn.find(u"events")->items) {
-        shape += (shape.empty() ? "" : " ") + toUtf8(e.find(u"type")->string);
-      }
-      turnShapes.push_back(shape);
-    }
-    CHECK(join(turnShapes) ==
-          join({"system user reasoning assistant toolRequest toolResponse reasoning toolRequest "
-                "toolResponse toolRequest toolResponse",
-                "user assistant", "other user other",
-                "user assistant toolRequest toolResponse assistant"}));
-  }
-
-  TEST_CASE("projects an OpenAI history back into OpenAI messages") {
-    const Value openai = parse(fixture("openai_history.json"));
-    Value conv =
-        *output(R"({"op":"fromOpenAI","messages":)" + toJson(openai) + "}").find(u"conversation");
-    const std::string log =
-        R"([{"fromTurn":0,"toTurn":0,"reasoning":"strip","toolCalls":"strip"}])";
-    Value messages = *output(projectRequest(withLog(toJson(conv), parse(log)), "openai"))
-                          .find(u"view")
-                          ->find(u"messages");
-    REQUIRE(messages.items.size() == openai.items.size());
-    const std::string expected3 =
-        R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",)"
-        R"("function":{"name":"read_file","arguments":"{\"path\":\"[compacted]\"}"}},{"id":)"
-        R"("call_2","type":"function","function":{"name":"run_tests","arguments":"{}"}}]})";
-    CHECK(toJson(messages.items[3]) == expected3);
-    CHECK(toJson(messages.items[4]) ==
-          R"({"role":"tool","tool_call_id":"call_1","content":"[compacted] read_file: success"})");
-    CHECK(toJson(messages.items[5]) ==
-          R"({"role":"tool","tool_call_id":"call_2","content":"[compacted] run_tests: success"})");
-    for (std::size_t i : {0, 1, 2, 8, 9, 10, 11, 12, 13, 14, 15, 16}) {
-      CAPTURE(i);
-      CHECK(toJson(messages.items[i]) == toJson(openai.items[i]));  // untouched messages
-    }
-
-    // Omitting tool calls drops the tool messages and empty tool_calls keys.
-    const std::string omit = R"([{"fromTurn":0,"toTurn":0,"toolCalls":"omit"}])";
-    Value omitted = *output(projectRequest(withLog(toJson(conv), parse(omit)), "openai"))
-                         .find(u"view")
-                         ->find(u"messages");
-    CHECK(toJson(omitted.items[3]) == R"({"role":"assistant","content":null,)"
-                                      R"("reasoning_content":"The test fails on a null check."})");
-    CHECK(toJson(omitted.items[4]) ==
-          R"({"role":"assistant","content":"The function dereferences null.","refusal":null})");
-    CHECK(omitted.items.size() == openai.items.size() - 3);  // the three tool messages
-
-    // A summary keeps the system messages and alternates roles.
-    const std::string sum = R"([{"fromTurn":0,"toTurn":1,"summary":{"summary":"Fixed f."}}])";
-    Value summarized = *output(projectRequest(withLog(toJson(conv), parse(sum)), "openai"))
-                            .find(u"view")
-                            ->find(u"messages");
-    std::vector<std::string> head;
-    for (std::size_t i = 0; i < 5; ++i) head.push_back(toJson(summarized.items[i]));
-    CHECK(join(head) ==
-          join({toJson(openai.items[0]), toJson(openai.items[1]),
-                R"({"role":"user","content":"[Summary of previous conversation]"})",
-                R"({"role":"assistant","content":"Fixed f."})", toJson(openai.items[11])}));
-  }
-
-  TEST_CASE("projects an Anthropic history back into Anthropic messages") {
-    const Value anthropic = parse(fixture("anthropic_history.json"));
-    const Value& original = *anthropic.find(u"messages");
-    Value conv = *output(R"({"op":"fromAnthropic","messages":)" + toJson(original) +
-                         R"(,"system":)" + toJson(*anthropic.find(u"system")) + "}")
-                      .find(u"conversation");
-    const std::string log =
-        R"([{"fromTurn":0,"toTurn":0,"reasoning":"strip","toolCalls":"strip"}])";
-    Value view =
-        *output(projectRequest(withLog(toJson(conv), parse(log)), "anthropic")).find(u"view");
-    const Value& m = *view.find(u"messages");
-    REQUIRE(m.items.size() == original.items.size());
-    CHECK(toJson(*view.find(u"system")) == toJson(*anthropic.find(u"system")));
-    const char* const expected[] = {
-        nullptr,
-        R"({"role":"assistant","content":[{"type":"text","text":"Let me look."},)"
-        R"({"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"[compacted]"}}]})",
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1",)"
-        R"("content":"[compacted] read_file: success"}]})",
-        R"({"role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"run_tests",)"
-        R"("input":{}}]})",
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2",)"
-        R"("is_error":true,"content":"[compacted] run_tests: error"}]})",
-        R"({"role":"assistant","content":[{"type":"tool_use","id":"toolu_3","name":"write_file",)"
-        R"("input":{"path":"[compacted]","content":"[compacted]"}}]})",
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3",)"
-        R"("content":"[compacted] write_file: success","cache_control":{"type":"ephemeral"}},)"
-        R"({"type":"text","text":"Great, now explain the fix."}]})",
-    };
-    for (std::size_t i = 0; i < original.items.size(); ++i) {
-      CAPTURE(i);
-      const std::string want = i < 7 && expected[i] ? expected[i] : toJson(original.items[i]);
-      CHECK(toJson(m.items[i]) == want);
-    }
-  }
-
-  TEST_CASE("converts between provider formats with standard renderings") {
-    const Value anthropic = parse(fixture("anthropic_history.json"));
-    Value conv = *output(R"({"op":"fromAnthropic","messages":)" +
-                         toJson(*anthropic.find(u"messages")) + R"(,"system":"sys"})")
-                      .find(u"conversation");
-    Value openai =
-        *output(R"({"op":"toOpenAI","conversation":)" + toJson(conv) + "}").find(u"messages");
-    std::vector<std::string> lines;
-    for (std::size_t i = 0; i < 6; ++i) lines.push_back(toJson(openai.items[i]));
-    CHECK(
-        join(lines) ==
-        join({R"({"role":"system","content":"sys"})",
-              R"({"role":"user","content":"Fix the failing test in src/app.ts."})",
-              R"({"role":"assistant","content":"Let me look.",)"
-              R"("reasoning_content":"The test fails on a null check.",)"
-              R"("tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"read_file",)"
-              R"("arguments":"{\"path\":\"src/app.ts\"}"}}]})",
-              R"({"role":"tool","tool_call_id":"toolu_1",)"
-              R"("content":"export function f(x) { return x.y; }"})",
-              R"({"role":"assistant","content":null,"tool_calls":[{"id":"toolu_2",)"
-              R"("type":"function","function":{"name":"run_tests","arguments":"{}"}}]})",
-              R"({"role":"tool","tool_call_id":"toolu_2","content":"1 failed: f(null) throws"})"}));
-
-    // Native events have no provider record: standard Anthropic blocks; unsigned reasoning is
-    // dropped, a lone text block becomes a string.
-    const std::string native = R"({"turns":[{"events":[
-      {"type":"system","content":"sys"},{"type":"user","content":"hi"},
-      {"type":"reasoning","content":"hmm"},{"type":"reasoning","content":"signed","signature":"s"},
-      {"type":"toolRequest","id":"t1","name":"ls","arguments":"{\"dir\":\".\"}"},
-      {"type":"toolResponse","id":"t1","ok":false,"content":"denied"},
-      {"type":"assistant","content":"Sorry."}]}]})";
-    Value a = output(R"({"op":"toAnthropic","conversation":)" + native + "}");
-    CHECK(
-        toJson(a) ==
-        R"({"system":"sys","messages":[{"role":"user","content":"hi"},)"
-        R"({"role":"assistant","content":[{"type":"thinking","thinking":"signed","signature":"s"},)"
-        R"({"type":"tool_use","id":"t1","name":"ls","input":{"dir":"."}}]},)"
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"denied",)"
-        R"("is_error":true}]},)"
-        R"({"role":"assistant","content":"Sorry."}]})");
-  }
-
-  TEST_CASE("round-trips the real transcripts exactly") {
+  TEST_CASE("benchmarks the real transcripts") {
     for (const char* name : {"oasst1_en100_best_path.json", "swe_agent_trajectories.json",
                              "claude_code_ccviewer.json"}) {
       CAPTURE(name);
@@ -949,7 +790,9 @@ TEST_SUITE("compaction") {
       REQUIRE(rows.size() == 1);
       CHECK(rows[0].error == "");
       CHECK(rows[0].conversations > 0);
-      CHECK(rows[0].roundTripFailures == 0);
+      CHECK(rows[0].turns > 0);
+      CHECK(rows[0].events > rows[0].turns);
+      CHECK(rows[0].tokensRaw > 0);
     }
   }
 
@@ -986,11 +829,6 @@ TEST_SUITE("compaction") {
          R"("compactions":[{"fromTurn":0,"toTurn":0,"tools":{"x":{"request":"drop"}}}]}})",
          "InvalidInput: a tool hint side must be \"keep\" or \"strip\" @ "
          "/conversation/compactions/0/tools/x/request"},
-        {R"({"op":"project","format":"gemini","conversation":{"turns":[]}})",
-         "InvalidInput: format must be"},
-        {R"({"op":"fromOpenAI","messages":[1]})",
-         "InvalidInput: a message must be an object @ /messages/0"},
-        {R"({"op":"fromAnthropic","messages":{}})", "InvalidInput: messages must be an array"},
     };
     for (const Case& c : cases) {
       CAPTURE(c.request);

@@ -4,6 +4,14 @@ import { CompressError } from './errors.js';
 import type { ClearingEdit } from './clearing.js';
 import type { MessageFormat, ViewSpec } from './format-shapes.js';
 import { detectFormat } from './format-detect.js';
+import {
+  anthropicRequestOf,
+  conversationFromAnthropic,
+  conversationFromOpenAI,
+  type Json,
+  type JsonObject,
+  openAIMessagesOf,
+} from './compaction-providers.js';
 import { callSession } from './session-load.js';
 import { NativeSession, sessionMessage } from './session-formats.js';
 
@@ -351,7 +359,9 @@ export function project<F extends ViewFormat = 'events'>(
     const out = run<ProjectResult<'events'>>({ op: 'project', conversation }, 'project()');
     return { ...out, view: mapping.messages(out.view) } as unknown as ProjectResult<F>;
   }
-  return run<ProjectResult<F>>({ op: 'project', conversation, format }, 'project()');
+  const provider = providerFormat(format);
+  const out = run<ProjectResult<'events'>>({ op: 'project', conversation }, 'project()');
+  return { ...out, view: viewIn(provider, out.view) } as unknown as ProjectResult<F>;
 }
 
 /**
@@ -402,7 +412,9 @@ export function dryRun<O extends CompactOptions & { format?: ViewFormat }>(
     return withSummarizer(conversation, options, 'dryRun', {}, 'dryRun()', native) as
       MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
   }
-  return withSummarizer(conversation, options, 'dryRun', { format }, 'dryRun()', (out) => out) as
+  const provider = providerFormat(format);
+  const inFormat = (out: DryRunResult) => ({ ...out, view: viewIn(provider, out.view as ProjectedView) });
+  return withSummarizer(conversation, options, 'dryRun', {}, 'dryRun()', inFormat) as
     MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
 }
 
@@ -428,10 +440,9 @@ export function undo(
 export function fromOpenAI(messages: readonly OpenAIMessage[]): Conversation & {
   compactions: Compaction[];
 } {
-  return run<{ conversation: Conversation & { compactions: Compaction[] } }>(
-    { op: 'fromOpenAI', messages },
-    'fromOpenAI()',
-  ).conversation;
+  return conversationFromOpenAI(jsonCopy(messages, 'fromOpenAI()')) as unknown as Conversation & {
+    compactions: Compaction[];
+  };
 }
 
 /**
@@ -443,10 +454,10 @@ export function fromAnthropic(
   messages: readonly AnthropicMessage[],
   system?: AnthropicSystem | null,
 ): Conversation & { compactions: Compaction[] } {
-  return run<{ conversation: Conversation & { compactions: Compaction[] } }>(
-    { op: 'fromAnthropic', messages, system },
-    'fromAnthropic()',
-  ).conversation;
+  return conversationFromAnthropic(
+    jsonCopy(messages, 'fromAnthropic()'),
+    jsonCopy(system, 'fromAnthropic()'),
+  ) as unknown as Conversation & { compactions: Compaction[] };
 }
 
 /**
@@ -454,12 +465,52 @@ export function fromAnthropic(
  * `project(c, { format: 'openai' })` to send the compacted view).
  */
 export function toOpenAI(conversation: Conversation | ProjectedView): OpenAIMessage[] {
-  return run<OpenAIRequest>({ op: 'toOpenAI', conversation }, 'toOpenAI()').messages;
+  const document = checked(conversation, 'toOpenAI()');
+  return openAIMessagesOf(document, document.source) as unknown as OpenAIMessage[];
 }
 
 /** The events of a conversation or a projected view as an Anthropic request (no projection). */
 export function toAnthropic(conversation: Conversation | ProjectedView): AnthropicRequest {
-  return run<AnthropicRequest>({ op: 'toAnthropic', conversation }, 'toAnthropic()');
+  const document = checked(conversation, 'toAnthropic()');
+  return anthropicRequestOf(document, document.source) as unknown as AnthropicRequest;
+}
+
+/** A view in the provider format asked for (the engine answers events). */
+function viewIn(format: 'openai' | 'anthropic' | undefined, view: ProjectedView): unknown {
+  const document = view as unknown as JsonObject;
+  if (format === 'openai') return { messages: openAIMessagesOf(document, document.source) };
+  if (format === 'anthropic') return anthropicRequestOf(document, document.source);
+  return view;
+}
+
+function providerFormat(format: unknown): 'openai' | 'anthropic' | undefined {
+  if (format === undefined || format === null || format === 'events') return undefined;
+  if (format === 'openai' || format === 'anthropic') return format;
+  throw new CompressError('InvalidInput', 'format must be "events", "openai" or "anthropic"', '/format');
+}
+
+/** The caller's value as the engine would read it: a JSON copy, which the converters may share
+ * in their answer. */
+function jsonCopy(value: unknown, caller: string): Json | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    // BigInt values and cycles: JSON cannot carry them.
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: the input is not JSON-serialisable (${error instanceof Error ? error.message : String(error)})`,
+      '',
+      { cause: error },
+    );
+  }
+  return text === undefined ? undefined : (JSON.parse(text) as Json);
+}
+
+/** A conversation or view validated by the engine (errors as for project), as a JSON copy. */
+function checked(conversation: Conversation | ProjectedView, caller: string): JsonObject {
+  run({ op: 'check', conversation }, caller);
+  return jsonCopy(engineRequest({ conversation }).conversation, caller) as JsonObject;
 }
 
 // ---- provider formats (issue 20 item 1) ---------------------------------------------------------
@@ -490,10 +541,9 @@ export function fromMessages<M>(
   const given = options?.format;
   const format = given ?? detectFormat(messages, { system: options?.system }) ?? 'openai-chat';
   const { session, views } = nativeViews(format, options?.system, messages, 'fromMessages()');
-  const conversation = run<{ conversation: Conversation & { compactions: Compaction[] } }>(
-    { op: 'fromOpenAI', messages: views },
-    'fromMessages()',
-  ).conversation;
+  const conversation = conversationFromOpenAI(jsonCopy(views, 'fromMessages()')) as unknown as Conversation & {
+    compactions: Compaction[];
+  };
   delete conversation.source; // the views' own shapes: the native messages are the source
   const native: NativeMessages<M> = { format: session.format, messages: [...messages] };
   if (options?.system != null) native.system = options.system;

@@ -9,7 +9,6 @@
 #include "compaction/compact.h"
 #include "compaction/model.h"
 #include "compaction/projection.h"
-#include "compaction/providers.h"
 #include "envelope.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
@@ -24,17 +23,6 @@ namespace {
 
 Value number(double d) { return Value::fromNumber(d); }
 
-enum class Format { Events, OpenAI, Anthropic };
-
-Result<Format> readFormat(const Value& request) {
-  const Value* f = request.find(u"format");
-  if (f == nullptr || f->isNull()) return Format::Events;
-  if (f->isString() && f->string == u"events") return Format::Events;
-  if (f->isString() && f->string == u"openai") return Format::OpenAI;
-  if (f->isString() && f->string == u"anthropic") return Format::Anthropic;
-  return invalid("format must be \"events\", \"openai\" or \"anthropic\"", "/format");
-}
-
 // The request's conversation document, read and validated. `document` must outlive the result.
 Result<Conversation> conversationOf(const Value& request, const Value** document) {
   const Value* doc = request.find(u"conversation");
@@ -43,22 +31,12 @@ Result<Conversation> conversationOf(const Value& request, const Value** document
   return readConversation(*doc, "/conversation");
 }
 
-// A projected view in the requested format. `source` is moved into an events view.
-Result<Value> viewOf(Projection projection, Format format, Value* source) {
+// An events view ({"turns", "source"?}); `source` (the conversation's, may be null) is moved in.
+Value viewOf(Projection projection, Value* source) {
   Value view = Value::object();
   view.members.push_back({u"turns", std::move(projection.turns)});
-  if (format == Format::Events) {
-    if (source != nullptr) view.members.push_back({u"source", std::move(*source)});
-    return view;
-  }
-  Result<Conversation> read = readConversation(view, "/view");
-  if (!read) return Error{ErrorCode::Internal, read.error().message, read.error().path};
-  if (format == Format::OpenAI) {
-    Value out = Value::object();
-    out.members.push_back({u"messages", toOpenAI(read.value(), source)});
-    return out;
-  }
-  return toAnthropic(read.value(), source);
+  if (source != nullptr) view.members.push_back({u"source", std::move(*source)});
+  return view;
 }
 
 Value* mutableSource(Value& request) {
@@ -67,17 +45,13 @@ Value* mutableSource(Value& request) {
 }
 
 std::string runProject(Value& request) {
-  Result<Format> format = readFormat(request);
-  if (!format) return errorEnvelope(format.error());
   const Value* doc = nullptr;
   Result<Conversation> c = conversationOf(request, &doc);
   if (!c) return errorEnvelope(c.error());
   Projection projection = project(c.value(), c->compactions);
   const double tokens = projection.tokens;
-  Result<Value> view = viewOf(std::move(projection), format.value(), mutableSource(request));
-  if (!view) return errorEnvelope(view.error());
   Value out = Value::object();
-  out.members.push_back({u"view", std::move(view.value())});
+  out.members.push_back({u"view", viewOf(std::move(projection), mutableSource(request))});
   out.members.push_back({u"tokens", number(tokens)});
   return okEnvelope("output", out);
 }
@@ -105,8 +79,6 @@ Result<HostSummaries> readHost(const Value& request) {
 }
 
 std::string runCompact(Value& request, bool dryRun) {
-  Result<Format> format = readFormat(request);
-  if (!format) return errorEnvelope(format.error());
   const Value* doc = nullptr;
   Result<Conversation> c = conversationOf(request, &doc);
   if (!c) return errorEnvelope(c.error());
@@ -156,9 +128,7 @@ std::string runCompact(Value& request, bool dryRun) {
   if (!outcome.empty) with.push_back(std::move(outcome.parsed));
   Projection projection = project(c.value(), with);
   const double after = projection.tokens;
-  Result<Value> view = viewOf(std::move(projection), format.value(), mutableSource(request));
-  if (!view) return errorEnvelope(view.error());
-  out.members.push_back({u"view", std::move(view.value())});
+  out.members.push_back({u"view", viewOf(std::move(projection), mutableSource(request))});
   Value tokens = Value::object();
   tokens.members.push_back({u"raw", number(raw)});
   tokens.members.push_back({u"before", number(before)});
@@ -204,26 +174,12 @@ std::string runUndo(Value& request) {
   return okEnvelope("output", out);
 }
 
-std::string runFrom(const Value& request, bool anthropic) {
-  const Value* messages = request.find(u"messages");
-  if (messages == nullptr) return errorEnvelope(invalid("messages is required", "/messages"));
-  Result<Value> doc = anthropic ? fromAnthropic(*messages, request.find(u"system"), "/messages")
-                                : fromOpenAI(*messages, "/messages");
-  if (!doc) return errorEnvelope(doc.error());
-  Value out = Value::object();
-  out.members.push_back({u"conversation", std::move(doc.value())});
-  return okEnvelope("output", out);
-}
-
-std::string runTo(const Value& request, bool anthropic) {
+// Validation only: the JS layer converts a checked conversation to a provider format.
+std::string runCheck(const Value& request) {
   const Value* doc = nullptr;
   Result<Conversation> c = conversationOf(request, &doc);
   if (!c) return errorEnvelope(c.error());
-  const Value* source = doc->find(u"source");
-  if (anthropic) return okEnvelope("output", toAnthropic(c.value(), source));
-  Value out = Value::object();
-  out.members.push_back({u"messages", toOpenAI(c.value(), source)});
-  return okEnvelope("output", out);
+  return okEnvelope("output", Value::object());
 }
 
 }  // namespace
@@ -236,21 +192,16 @@ std::string compactionJson(std::string_view requestText) {
   const std::u16string* op = stringMember(request, u"op");
   if (op == nullptr) {
     return errorEnvelope(invalid(
-        "op must be one of project, compact, dryRun, undo, fromOpenAI, toOpenAI, fromAnthropic, "
-        "toAnthropic",
+        "op must be one of project, compact, dryRun, undo, check",
         "/op"));
   }
   if (*op == u"project") return runProject(request);
   if (*op == u"compact") return runCompact(request, false);
   if (*op == u"dryRun") return runCompact(request, true);
   if (*op == u"undo") return runUndo(request);
-  if (*op == u"fromOpenAI") return runFrom(request, false);
-  if (*op == u"fromAnthropic") return runFrom(request, true);
-  if (*op == u"toOpenAI") return runTo(request, false);
-  if (*op == u"toAnthropic") return runTo(request, true);
+  if (*op == u"check") return runCheck(request);
   return errorEnvelope(invalid(
-      "op must be one of project, compact, dryRun, undo, fromOpenAI, toOpenAI, fromAnthropic, "
-      "toAnthropic",
+      "op must be one of project, compact, dryRun, undo, check",
       "/op"));
 }
 

@@ -9,7 +9,7 @@
 //
 //   {"turns": [{"timestamp"?: TS, "events": [EVENT, ...]}, ...],
 //    "compactions"?: [COMPACTION, ...],    the append-only overlay log, oldest first
-//    "source"?: {...}}                     written by fromOpenAI/fromAnthropic; keep it as is
+//    "source"?: {...}}                     written by fromOpenAI/fromAnthropic (JS); kept as is
 //
 //   EVENT = {"type": "user"|"assistant"|"system", "content": string | [part, ...]}
 //         | {"type": "reasoning", "content"?: string, "signature"?: string}
@@ -34,13 +34,13 @@
 //
 // ---- Operations ---------------------------------------------------------------------------------
 //
-//   {"op": "project", "conversation": C, "format"?: "events" | "openai" | "anthropic"}
+//   {"op": "project", "conversation": C}
 //     -> {"view": VIEW, "tokens": n}
-//     VIEW (events)    = {"turns": [{"turn": t, "summaryOf"?: {"fromTurn","toTurn"},
-//                                    "events": [...]}, ...], "source"?: ...}
-//                        a conversation-shaped document: toOpenAI/toAnthropic accept it
-//     VIEW (openai)    = {"messages": [...]}
-//     VIEW (anthropic) = {"system"?: ..., "messages": [...]}
+//     VIEW = {"turns": [{"turn": t, "summaryOf"?: {"fromTurn","toTurn"}, "events": [...]}, ...],
+//             "source"?: ...}
+//       a conversation-shaped document. The provider formats (fromOpenAI, toAnthropic, a view in
+//       "openai" or "anthropic" format...) are done by the JS layer on these documents
+//       (js/src/compaction-providers.ts), as it does compress's provider formats.
 //     tokens = Σ cce::estimateTokens over the projected events' text (a tool request counts
 //     its name and arguments; "other" events count 0): the default mode's script estimate.
 //
@@ -58,7 +58,7 @@
 //     {"ok":true,"pending":{"summaries":[{"text": T, "budget": B}]}}; call summarizer(T), append
 //     the result (null when it failed) to host.summaries and call again with the same request.
 //
-//   {"op": "dryRun", ...same as compact..., "format"?: as for project}
+//   {"op": "dryRun", ...same as compact...}
 //     -> {"compaction": ..., "index": i, "extended": bool, "view": VIEW,
 //         "tokens": {"raw": n, "before": n, "after": n}}
 //     Nothing is appended; raw = no overlays, before = current overlays, after = with this one.
@@ -69,12 +69,9 @@
 //     Replace conversation.compactions with output.compactions: the view is then exactly what it
 //     was before the removed compaction was appended.
 //
-//   {"op": "fromOpenAI", "messages": [...]}                 -> {"conversation": C}
-//   {"op": "fromAnthropic", "messages": [...], "system"?}   -> {"conversation": C}
-//   {"op": "toOpenAI", "conversation": C or VIEW}            -> {"messages": [...]}
-//   {"op": "toAnthropic", "conversation": C or VIEW}         -> {"system"?, "messages": [...]}
-//     to* convert the events as they are (no projection; use project with "format" for that).
-//     Round trips are exact: see providers.h.
+//   {"op": "check", "conversation": C or VIEW}              -> {}
+//     Only reads and validates the document (errors as for project): the JS layer's toOpenAI and
+//     toAnthropic convert the events of a checked document.
 #pragma once
 
 #include <string>
