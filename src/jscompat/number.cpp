@@ -491,10 +491,19 @@ void shortestDigitsPrintf(double x, std::string& digits, int& exponent) {
   shortestAtPrecision(x, low, digits, exponent);
 }
 
+// The session modules compile this file with CCE_NO_GRISU3 (wasm/CMakeLists.txt): they format
+// few numbers that are not integers, and the exact generation alone gives the same digits (the
+// native tests check shortestDigitsExact on every value they check) in 1 KB gzip less code.
+#ifdef CCE_NO_GRISU3
+constexpr bool kGrisu3 = false;
+#else
+constexpr bool kGrisu3 = true;
+#endif
+
 void shortestDigits(double x, std::string& digits, int& exponent) {
   // The same code natively and in wasm (whose libc++ 13 has no floating-point std::to_chars), so
   // native tests cover what the wasm build computes.
-  if (!grisu3(x, digits, exponent)) shortestDigitsExact(x, digits, exponent);
+  if (!kGrisu3 || !grisu3(x, digits, exponent)) shortestDigitsExact(x, digits, exponent);
 }
 
 }  // namespace detail
