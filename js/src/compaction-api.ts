@@ -359,9 +359,8 @@ export function project<F extends ViewFormat = 'events'>(
     const out = run<ProjectResult<'events'>>({ op: 'project', conversation }, 'project()');
     return { ...out, view: mapping.messages(out.view) } as unknown as ProjectResult<F>;
   }
-  const provider = providerFormat(format);
-  const out = run<ProjectResult<'events'>>({ op: 'project', conversation }, 'project()');
-  return { ...out, view: viewIn(provider, out.view) } as unknown as ProjectResult<F>;
+  const out = run<ProjectResult<'events'>>({ op: 'project', conversation, format }, 'project()');
+  return { ...out, view: viewIn(format, out.view) } as unknown as ProjectResult<F>;
 }
 
 /**
@@ -412,9 +411,8 @@ export function dryRun<O extends CompactOptions & { format?: ViewFormat }>(
     return withSummarizer(conversation, options, 'dryRun', {}, 'dryRun()', native) as
       MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
   }
-  const provider = providerFormat(format);
-  const inFormat = (out: DryRunResult) => ({ ...out, view: viewIn(provider, out.view as ProjectedView) });
-  return withSummarizer(conversation, options, 'dryRun', {}, 'dryRun()', inFormat) as
+  const inFormat = (out: DryRunResult) => ({ ...out, view: viewIn(format, out.view as ProjectedView) });
+  return withSummarizer(conversation, options, 'dryRun', { format }, 'dryRun()', inFormat) as
     MaybeAsync<O, DryRunResult<O extends { format: infer F extends ViewFormat } ? F : 'events'>>;
 }
 
@@ -475,19 +473,28 @@ export function toAnthropic(conversation: Conversation | ProjectedView): Anthrop
   return anthropicRequestOf(document, document.source) as unknown as AnthropicRequest;
 }
 
-/** A view in the provider format asked for (the engine answers events). */
-function viewIn(format: 'openai' | 'anthropic' | undefined, view: ProjectedView): unknown {
+/** A view in the provider format asked for (the engine answers events; engineRequest checked
+ * the format). */
+function viewIn(format: unknown, view: ProjectedView): unknown {
   const document = view as unknown as JsonObject;
-  if (format === 'openai') return { messages: openAIMessagesOf(document, document.source) };
-  if (format === 'anthropic') return anthropicRequestOf(document, document.source);
+  const f = asJson(format);
+  if (f === 'openai') return { messages: openAIMessagesOf(document, document.source) };
+  if (f === 'anthropic') return anthropicRequestOf(document, document.source);
   return view;
 }
 
-function providerFormat(format: unknown): 'openai' | 'anthropic' | undefined {
-  if (format === undefined || format === null || format === 'events') return undefined;
-  if (format === 'openai' || format === 'anthropic') return format;
-  throw new CompressError('InvalidInput', 'format must be "events", "openai" or "anthropic"', '/format');
+const NOT_JSON = Symbol('not JSON');
+
+/** A request member as the engine read it from the request's JSON: undefined when JSON leaves it
+ * out, NOT_JSON when JSON cannot carry it (BigInt, cycles). */
+function asJson(value: unknown): unknown {
+  try {
+    return (JSON.parse(JSON.stringify({ value })) as { value?: unknown }).value;
+  } catch {
+    return NOT_JSON;
+  }
 }
+
 
 /** The caller's value as the engine would read it: a JSON copy, which the converters may share
  * in their answer. */
@@ -704,8 +711,19 @@ function run<Output>(request: Record<string, unknown>, caller: string): Output {
   return callSession<Output>('compactionJson', engineRequest(request), caller).output as Output;
 }
 
-/** The engine reads the turns and the log: the native messages stay here. */
-function engineRequest(request: Record<string, unknown>): Record<string, unknown> {
+/** The engine reads the turns and the log: the native messages stay here. A view's format is
+ * checked here, where the engine checked it before the JS layer converted views (so its error
+ * comes when and as it did), and stays here too. */
+function engineRequest(given: Record<string, unknown>): Record<string, unknown> {
+  let request = given;
+  if ('format' in request) {
+    const { format, ...rest } = request;
+    const f = asJson(format);
+    if (f !== undefined && f !== null && f !== 'events' && f !== 'openai' && f !== 'anthropic' && f !== NOT_JSON) {
+      throw new CompressError('InvalidInput', 'format must be "events", "openai" or "anthropic"', '/format');
+    }
+    if (f !== NOT_JSON) request = rest; // else callSession reports the request as not JSON
+  }
   const conversation = request.conversation as Conversation | undefined;
   if (conversation === null || typeof conversation !== 'object' || conversation.native === undefined) return request;
   const { native: _native, ...rest } = conversation;

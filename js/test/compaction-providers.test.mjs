@@ -265,6 +265,19 @@ describe('the input and the answers', () => {
     );
     assert.equal(json(toOpenAI(fromOpenAI([{ role: 'user', content: 'ok' }]))), '[{"role":"user","content":"ok"}]');
   });
+
+  test('a format is read as JSON and refused where the engine refused it', async () => {
+    const conversation = fromOpenAI(golden('openai_history.json'));
+    // As the request's JSON carries it: a function is left out (events), toJSON applies.
+    assert.ok(Array.isArray(project(conversation, { format: () => 'openai' }).view.turns));
+    assert.ok(Array.isArray(project(conversation, { format: { toJSON: () => 'openai' } }).view.messages));
+    // With a summarizer the call is asynchronous: the refusal is a rejection, not a throw.
+    const pending = dryRun(conversation, { profile: 'heavy', summarizer: async () => 'S.', format: 'gemini' });
+    assert.ok(pending instanceof Promise);
+    await assert.rejects(pending, invalidAt('/format', 'format must be'));
+    // A bad option the JS layer reads comes first, as before.
+    assert.throws(() => dryRun(conversation, { tokenBudget: -1, format: 'gemini' }), invalidAt('/tokenBudget', ''));
+  });
 });
 
 describe("the engine's numbers", () => {
