@@ -82,6 +82,9 @@ bool shortestAtPrecision(double x, int precision, std::string& digits, int& expo
 // The algorithm V8 itself uses first for Number#toString: fast 64-bit arithmetic that yields the
 // shortest, closest digits, or reports that it cannot be sure (about 0.2% of doubles), in which
 // case the exact big-integer generation below decides, as V8's own bignum fallback does.
+// The size builds leave it out (CCE_NO_GRISU3, wasm/CMakeLists.txt): the exact generation alone
+// gives the same digits, and those modules format few non-integer numbers.
+#ifndef CCE_NO_GRISU3
 
 struct DiyFp {
   std::uint64_t f;
@@ -224,6 +227,8 @@ bool grisu3(double x, std::string& digits, int& exponent) {
   exponent = length + kappa - power.decimalExponent;
   return true;
 }
+
+#endif  // CCE_NO_GRISU3
 
 // ---- exact fallback: shortest digits with big integers (Steele & White / Burger & Dybvig) ----
 // Exact for every double and needs nothing from libc: the wasm build then carries no printf,
@@ -494,7 +499,11 @@ void shortestDigitsPrintf(double x, std::string& digits, int& exponent) {
 void shortestDigits(double x, std::string& digits, int& exponent) {
   // The same code natively and in wasm (whose libc++ 13 has no floating-point std::to_chars), so
   // native tests cover what the wasm build computes.
+#ifdef CCE_NO_GRISU3
+  shortestDigitsExact(x, digits, exponent);
+#else
   if (!grisu3(x, digits, exponent)) shortestDigitsExact(x, digits, exponent);
+#endif
 }
 
 }  // namespace detail
