@@ -39,7 +39,7 @@ function copy(value: unknown): unknown {
 }
 
 /**
- * The messages of a fold / unfold request as the session module read them: the JSON of
+ * @internal The messages of a fold / unfold request as the session module read them: the JSON of
  * `{op, messages}` (so its errors, including its nesting limit, with the same texts and paths),
  * each element an object.
  */
@@ -216,7 +216,8 @@ function foldChain(m: readonly Obj[], start: number, end: number): Obj {
   return out;
 }
 
-/** Folds the chains of `messages` (the request's own copies, which the result takes over). */
+/** @internal Folds the chains of `messages` (the request's own copies, which the result takes
+ * over). */
 export function foldChains(messages: readonly Obj[]): Obj[] {
   const out: Obj[] = [];
   for (let i = 0; i < messages.length; ) {
@@ -366,7 +367,7 @@ function unfoldParsed(s: string, out: Obj[]): void {
   }
 }
 
-/** The inverse of foldChains; other messages pass through. */
+/** @internal The inverse of foldChains; other messages pass through. */
 export function unfoldChains(messages: readonly Obj[]): Obj[] {
   const out: Obj[] = [];
   for (const m of messages) {
