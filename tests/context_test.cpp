@@ -1495,3 +1495,24 @@ TEST_SUITE("context") {
     CHECK_FALSE(gone.find(u"ok")->boolean);
   }
 }
+
+TEST_SUITE("context") {
+  TEST_CASE("contextJson without fold and unfold (the wasm builds) answers them as unknown ops") {
+    const std::string chain =
+        R"([{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},)"
+        R"({"role":"tool","tool_call_id":"c","content":"r"}])";
+    for (const char* op : {"fold", "unfold"}) {
+      const std::string request = std::string(R"({"op":")") + op + R"(","messages":)" + chain + "}";
+      Value without = parse(cce::contextJson(request, {nullptr, nullptr}));
+      CHECK_FALSE(without.find(u"ok")->boolean);
+      CHECK(u8(without.find(u"error")->find(u"message")->string) ==
+            std::string("unknown op \"") + op + "\"");
+      Value with = parse(cce::contextJson(request));
+      CHECK(with.find(u"ok")->boolean);
+    }
+    // The other message-list ops are served either way.
+    Value check =
+        parse(cce::contextJson(R"({"op":"check","messages":)" + chain + "}", {nullptr, nullptr}));
+    CHECK(check.find(u"ok")->boolean);
+  }
+}

@@ -39,7 +39,9 @@ extern "C" {
 // One context-manager request (UTF-8 JSON, `length` bytes at `pointer`) in; the address of
 // {pointer, length} of its UTF-8 JSON envelope out (never fails: errors are envelopes).
 EMSCRIPTEN_KEEPALIVE std::uintptr_t contextJson(const char* pointer, std::size_t length) {
-  return keep(cce::contextJson(request(pointer, length)));
+  // Without "fold" and "unfold": the JS layer does them (js/src/tool-chains.ts), and they were
+  // 3.9 KB gzip of cce-context.wasm and of cce-session.wasm.
+  return keep(cce::contextJson(request(pointer, length), {nullptr, nullptr}));
 }
 
 #endif

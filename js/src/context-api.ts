@@ -7,6 +7,7 @@ import { detectFormat } from './format-detect.js';
 import { compactionPoint, type CachePrices } from './cache-policy.js';
 import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
 import { NativeSession, type NativeHistory } from './session-formats.js';
+import { foldChains, requestMessages, unfoldChains } from './tool-chains.js';
 
 // ---- public shapes ------------------------------------------------------------------------------
 
@@ -956,7 +957,8 @@ function jsonCopy(value: unknown, caller: string): ChatMessage | ChatMessage[] |
  * message keeps what {@link unfoldToolChains} needs to restore the originals byte for byte.
  */
 export function foldToolChains(messages: readonly ChatMessage[]): ChatMessage[] {
-  return listOp<{ messages: ChatMessage[] }>('fold', { messages }, 'foldToolChains()').messages;
+  sessionInstance(); // as every utility, only once the engine is loaded (its clear error if not)
+  return foldChains(requestMessages('fold', messages, 'foldToolChains()')) as ChatMessage[];
 }
 
 /**
@@ -964,7 +966,8 @@ export function foldToolChains(messages: readonly ChatMessage[]): ChatMessage[] 
  * details blocks are parsed back into canonical OpenAI messages. Other messages pass through.
  */
 export function unfoldToolChains(messages: readonly ChatMessage[]): ChatMessage[] {
-  return listOp<{ messages: ChatMessage[] }>('unfold', { messages }, 'unfoldToolChains()').messages;
+  sessionInstance();
+  return unfoldChains(requestMessages('unfold', messages, 'unfoldToolChains()')) as ChatMessage[];
 }
 
 /**

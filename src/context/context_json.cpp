@@ -508,6 +508,10 @@ Result<State> stateFromJson(Value&& v) {
 }  // namespace context
 
 std::string contextJson(std::string_view requestText) {
+  return contextJson(requestText, {context::foldToolChains, context::unfoldToolChains});
+}
+
+std::string contextJson(std::string_view requestText, ToolChainOps ops) {
   using namespace context;
   Result<Value> parsed = parseJson(requestText);
   if (!parsed) return errorEnvelope(parsed.error());
@@ -518,13 +522,13 @@ std::string contextJson(std::string_view requestText) {
   const std::string op = js::toUtf8(opValue->string);
 
   // Stateless utilities over a message list.
-  if (op == "fold" || op == "unfold" || op == "recover" || op == "check") {
+  const bool folding = (op == "fold" && ops.fold) || (op == "unfold" && ops.unfold);
+  if (folding || op == "recover" || op == "check") {
     Result<std::vector<Value>> messages = takeMessages(request, op.c_str());
     if (!messages) return errorEnvelope(messages.error());
     Value out = Value::object();
-    if (op == "fold" || op == "unfold") {
-      std::vector<Value> result =
-          op == "fold" ? foldToolChains(messages.value()) : unfoldToolChains(messages.value());
+    if (folding) {
+      std::vector<Value> result = (op == "fold" ? ops.fold : ops.unfold)(messages.value());
       out.members.push_back({u"messages", messagesJson(std::move(result))});
     } else if (op == "recover") {
       double keepLast = 5;

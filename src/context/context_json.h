@@ -95,6 +95,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "context/context.h"
 #include "json/value.h"
@@ -103,6 +104,16 @@
 namespace cce {
 
 std::string contextJson(std::string_view request);
+
+/// The ops "fold" and "unfold" as functions, so that a build can leave them out.
+struct ToolChainOps {
+  std::vector<json::Value> (*fold)(const std::vector<json::Value>&);
+  std::vector<json::Value> (*unfold)(const std::vector<json::Value>&);
+};
+/// contextJson with `ops` for "fold" and "unfold" (an op whose function is null is unknown).
+/// The wasm session modules pass none: their JS layer folds and unfolds itself
+/// (js/src/tool-chains.ts), and the two were 3.9 KB gzip of each (wasm/session_bindings.cpp).
+std::string contextJson(std::string_view request, ToolChainOps ops);
 
 namespace context {
 
