@@ -64,6 +64,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,12 +110,18 @@ struct Config {
   bool scriptEstimate = true;
 };
 
+/// Argument names kept per tool in RangeStats::toolKeys.
+constexpr std::size_t kToolKeysInStats = 8;
+
 /// What the stats line of a deterministic summary says about a history range. Ranges add up
 /// (counts sum, tool names keep their first appearance), so a merged range's stats come from its
 /// parts' without reading the messages again.
 struct RangeStats {
   std::size_t messages = 0, users = 0, assistants = 0, tools = 0, others = 0;
   std::vector<U16> toolNames;  // distinct, in order of first appearance
+  /// The argument names each tool was called with (toolKeys[k] for toolNames[k]; distinct, in
+  /// order of first appearance, at most kToolKeysInStats).
+  std::vector<std::vector<U16>> toolKeys;
   static RangeStats of(const std::vector<Value>& messages, std::size_t start, std::size_t end);
   void append(const RangeStats& later);
 };
@@ -310,8 +317,9 @@ Result<UndoOutcome> undo(State& state, std::u16string_view id, const Value& now,
 /// The transcript of history[start, end) as summarizers read it (also the host's `text`).
 U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std::size_t end);
 /// The deterministic summary of history[start, end) in at most floor(3.5 * budget) units.
+/// Artifacts in `known` (knownArtifacts: those of the summaries before the range) are left out.
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
-                         double budget);
+                         double budget, const std::set<U16>& known = {});
 /// The deterministic summary of a merged range in at most floor(3.5 * budget) units: the stats
 /// line of `stats` (the whole range), the artifacts line made from the bodies' lines (the newer
 /// body's items first), then the summariser over `bodies` (the merged summaries' bodies without
