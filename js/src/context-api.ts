@@ -580,8 +580,9 @@ export class ContextManager<Async extends boolean = boolean> {
   }
 
   /**
-   * What to send to the model: the system block, one summary message per run of checkpoints
-   * (`metadata.covered_until` = the history index it covers up to) and the raw recent messages.
+   * What to send to the model: the system block, one summary message per checkpoint
+   * (`metadata.covered_until` = the history index it covers up to; a compress leaves the older
+   * ones byte-identical, so a prompt cache keeps them) and the raw recent messages.
    * Valid for OpenAI and Anthropic: no orphaned tool message, roles alternate at the joints.
    */
   view(): ContextView {
