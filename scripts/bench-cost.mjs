@@ -187,17 +187,25 @@ const POLICIES = {
   },
 };
 
-// --manager 'threshold=0.5,keepLast=10;threshold=0.4': more manager configurations to compare.
+// --manager 'threshold=0.5,keepLast=10;cacheCost=anthropic,minFill=0.7': more manager
+// configurations to compare.
 option('--manager', '')
   .split(';')
   .filter(Boolean)
   .forEach((spec, i) => {
-    const config = Object.fromEntries(spec.split(',').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]));
+    // cacheCost=anthropic|openai and minFill=0.7 make the cacheCost field; the rest are numbers.
+    const config = Object.fromEntries(spec.split(',').map((kv) => [kv.split('=')[0], kv.split('=')[1]]));
+    const { cacheCost, minFill, ...numbers } = config;
+    for (const key of Object.keys(numbers)) numbers[key] = Number(numbers[key]);
+    if (cacheCost !== undefined) {
+      numbers.cacheCost = { provider: cacheCost, ...(cacheCost === 'openai' ? { cachedPrice: 0.5 } : {}) };
+      if (minFill !== undefined) numbers.cacheCost.minFill = Number(minFill);
+    }
     POLICIES[`manager-${i}`] = {
       label: `the context manager (${spec})`,
       breakpoints: true,
       start: (window, budget) =>
-        managerPolicy({ contextWindow: window, promptBudget: window - budget, ...config }),
+        managerPolicy({ contextWindow: window, promptBudget: window - budget, ...numbers }),
     };
   });
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -329,6 +330,111 @@ TEST_SUITE("context") {
     const std::u16string merged = mergedSummary(stats, bodies, 200);
     CHECK(u8(merged).find("Artifacts: new/b.ts, shared.ts, old/a.ts") != std::string::npos);
     CHECK(u8(merged).find("older sentences") != std::string::npos);
+  }
+
+  TEST_CASE("each checkpoint is its own summary message; a later compress leaves older ones as they were") {
+    Config c = bigWindow(1);
+    c.maxCheckpoints = 8;
+    c.ageAfter = 8;
+    State st;
+    st.config = c;
+    std::vector<std::string> before;  // the summary messages of the last view, as JSON
+    for (int round = 0; round < 4; ++round) {
+      Host host;
+      REQUIRE(addMessages(st, fromPattern("uaua", 40), host));
+      REQUIRE(compress(st, Value::fromNumber(round), host).compressed);
+      ViewResult v = view(st, host);
+      std::vector<std::string> summaries;
+      std::vector<std::string> roles;
+      for (std::size_t i = 0; i < v.messages.size(); ++i) {
+        if (v.sources[i] >= 0) continue;
+        summaries.push_back(json(v.messages[i]));
+        roles.push_back(u8(roleOf(v.messages[i])));
+      }
+      CAPTURE(round);
+      REQUIRE(summaries.size() == static_cast<std::size_t>(round + 1));
+      // The older summary messages are byte-identical: a provider's cache still holds them.
+      for (std::size_t k = 0; k < before.size(); ++k) CHECK(summaries[k] == before[k]);
+      // The first takes the role the joint needs (an assistant message follows), the rest are
+      // system messages, so the view stays a valid alternation.
+      CHECK(roles.front() == "user");
+      for (std::size_t k = 1; k < roles.size(); ++k) CHECK(roles[k] == "system");
+      CHECK(checkStructure(v.messages).empty());
+      // Each names its own checkpoint and where it ends.
+      const Value& last = v.messages[v.messages.size() - 2];
+      CHECK(last.find(u"metadata")->find(u"covered_until")->number ==
+            static_cast<double>(st.ledger.checkpoints.back().end));
+      CHECK(last.find(u"metadata")->find(u"checkpoints")->items.size() == 1);
+      before = summaries;
+    }
+  }
+
+  TEST_CASE("a summary names each tool's arguments and keeps quoted phrases with their quotes") {
+    const std::string padding =
+        " The team discussed the plan at length and agreed to continue with the next step.";
+    std::vector<Value> messages = {
+        message("user", "Look at the reader." + padding),
+        parse(R"({"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function",)"
+              R"("function":{"name":"Read","arguments":"{\"file_path\":\"src/a.ts\",\"limit\":20}"}},)"
+              R"({"id":"c2","type":"function","function":{"name":"TodoWrite","arguments":)"
+              R"("{\"todos\":[{\"content\":\"fix it\",\"activeForm\":\"Fixing it\"}]}"}}]})"),
+        toolResult("c1", "The shelf \"Tiny Experiments\" has 3 books." + padding),
+        toolResult("c2", "ok" + padding),
+    };
+    const std::string summary = u8(deterministicSummary(messages, 0, messages.size(), 300));
+    CAPTURE(summary);
+    const std::string stats = summary.substr(0, summary.find('\n'));
+    CHECK(stats.find(R"(Read {"file_path", "limit"})") != std::string::npos);
+    CHECK(stats.find(R"(TodoWrite {"todos", "content", "activeForm"})") != std::string::npos);
+    CHECK(summary.find("\"Tiny Experiments\"") != std::string::npos);
+    // Artifacts an earlier summary of the view holds are left out of a later one.
+    const std::set<std::u16string> known = {u"\"src/a.ts\""};
+    CHECK(summary.find("\"src/a.ts\"") != std::string::npos);
+    const std::string later = u8(deterministicSummary(messages, 0, messages.size(), 300, known));
+    CHECK(later.find("\"src/a.ts\"") == std::string::npos);
+    CHECK(later.find("\"Tiny Experiments\"") != std::string::npos);
+  }
+
+  TEST_CASE("a compress leaves out of a new summary the artifacts older summaries hold") {
+    Config c;
+    c.contextWindow = 100000;
+    c.keepLast = 1;
+    c.maxCheckpoints = 8;
+    c.ageAfter = 8;
+    std::string padding;
+    for (int i = 0; i < 30; ++i) padding += " The team discussed the plan at length and agreed.";
+    State st;
+    st.config = c;
+    for (int round = 0; round < 2; ++round) {
+      const std::string own = round == 0 ? "first/only.ts" : "second/only.ts";
+      Host host;
+      REQUIRE(addMessages(st,
+                          {message("user", "Fix config/limits.yaml and " + own + "." + padding),
+                           message("assistant", "Done with config/limits.yaml." + padding),
+                           message("user", "Next." + padding),
+                           message("assistant", "Ok." + padding)},
+                          host));
+      REQUIRE(compress(st, Value::fromNumber(round), host).compressed);
+    }
+    REQUIRE(st.ledger.checkpoints.size() == 2);
+    const std::string first = u8(st.ledger.checkpoints[0].summary);
+    const std::string second = u8(st.ledger.checkpoints[1].summary);
+    CAPTURE(first);
+    CAPTURE(second);
+    auto items = [](const Checkpoint& cp) {
+      std::vector<std::string> out;
+      for (const std::u16string& item : artifactItems(summaryBody(cp))) out.push_back(u8(item));
+      return out;
+    };
+    auto has = [](const std::vector<std::string>& list, const std::string& item) {
+      return std::find(list.begin(), list.end(), item) != list.end();
+    };
+    const std::vector<std::string> older = items(st.ledger.checkpoints[0]);
+    const std::vector<std::string> newer = items(st.ledger.checkpoints[1]);
+    CHECK(has(older, "config/limits.yaml"));
+    CHECK(has(older, "first/only.ts"));
+    CHECK(has(newer, "second/only.ts"));
+    CHECK_FALSE(has(newer, "config/limits.yaml"));
   }
 
   TEST_CASE("tokenEstimate is part of the configuration and its state") {
@@ -665,7 +771,18 @@ TEST_SUITE("context") {
         // under a stats line that counts the whole range as a scan of its messages does.
         double budget = summaryBudget(cp.level, cp.originalTokens, 200000);
         if (cp.mergedFrom.empty()) {
-          CHECK(cp.summary == deterministicSummary(st.messages, cp.start, cp.end, budget));
+          // Made this round (new or aged): without the artifacts of the summaries before it,
+          // as they are now (an older one remade this round is remade first).
+          const bool made = cp.id == out.checkpoint->id ||
+                            std::find(out.aged.begin(), out.aged.end(), cp.id) != out.aged.end();
+          std::set<std::u16string> known;
+          for (const Checkpoint& older : st.ledger.checkpoints) {
+            if (older.end > cp.start) continue;
+            for (std::u16string& item : artifactItems(summaryBody(older))) known.insert(item);
+          }
+          if (made) {
+            CHECK(cp.summary == deterministicSummary(st.messages, cp.start, cp.end, budget, known));
+          }
         } else {
           std::vector<std::u16string_view> bodies;
           for (const std::u16string& id : cp.mergedFrom) {
@@ -972,8 +1089,18 @@ void checkView(const State& st, const ViewResult& v, Violations& bad, const std:
       bad.add(where + ": tool results separated from their call at view " + std::to_string(j));
     }
     if (src < 0) {
+      // The next visible message is the history's message there, or the summary of the
+      // checkpoint that starts there (one summary message per checkpoint).
       const Value* covered = v.messages[j].find(u"metadata")->find(u"covered_until");
-      if (j + 1 < v.messages.size() && v.sources[j + 1] != static_cast<long>(covered->number)) {
+      long next = j + 1 < v.messages.size() ? v.sources[j + 1] : -2;
+      if (next == -1) {
+        const std::u16string& id =
+            v.messages[j + 1].find(u"metadata")->find(u"checkpoints")->items[0].string;
+        for (const Checkpoint& cp : st.ledger.checkpoints) {
+          if (cp.id == id) next = static_cast<long>(cp.start);
+        }
+      }
+      if (next != -2 && next != static_cast<long>(covered->number)) {
         bad.add(where + ": covered_until does not match the next visible message");
       }
       std::u16string_view role = roleOf(v.messages[j]);

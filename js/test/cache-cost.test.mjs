@@ -15,7 +15,7 @@ import {
   placeCacheBreakpoints,
   uncompress,
 } from 'cce-wasm/cache';
-import { createContextManager } from 'cce-wasm/context';
+import { ContextManager, createContextManager } from 'cce-wasm/context';
 
 // Messages that say how many tokens they are: the counter reads `n`.
 const msg = (role, name, n) => ({ role, content: name, n });
@@ -287,6 +287,44 @@ describe('the context manager with cacheCost', () => {
     }
     return { compressions, largestAfterFirst, smallestCompacted, threshold: chat.usage().threshold };
   }
+
+  test('cacheCost sets the defaults it was measured with; given settings and fromJSON keep theirs', () => {
+    const config = (chat) => chat.toJSON().config;
+    const plain = config(createContextManager({ contextWindow: 40000 }));
+    assert.deepEqual([plain.threshold, plain.maxCheckpoints, plain.ageAfter], [0.75, 4, 2]);
+    const anthropic = createContextManager({ contextWindow: 40000, cacheCost: { provider: 'anthropic' } });
+    const cached = config(anthropic);
+    assert.deepEqual([cached.threshold, cached.maxCheckpoints, cached.ageAfter], [0.9, 8, 8]);
+    const given = config(
+      createContextManager({ contextWindow: 40000, threshold: 0.6, ageAfter: 3, cacheCost: { provider: 'openai' } }),
+    );
+    assert.deepEqual([given.threshold, given.maxCheckpoints, given.ageAfter], [0.6, 8, 3]);
+    // The state holds them: restored without cacheCost, the manager keeps them.
+    const restored = ContextManager.fromJSON(JSON.stringify(anthropic.toJSON()));
+    assert.deepEqual(restored.toJSON().config, anthropic.toJSON().config);
+  });
+
+  test('a compaction leaves the older summary messages byte-identical (cached)', () => {
+    const chat = createContextManager({ contextWindow: 40000, keepLast: 4, tokenCounter: counter, cacheCost: { provider: 'anthropic' } });
+    let before = [];
+    let compactions = 0;
+    // A user and an assistant message per step: the kept tail always starts with a user message,
+    // so the first summary keeps its role (it takes the one the joint needs).
+    for (let i = 0; i < 400 && compactions < 5; i += 2) {
+      chat.add(turn(i));
+      chat.add(turn(i + 1));
+      const compacted = chat.compressIfNeeded().some((o) => o.compressed);
+      const { messages } = chat.view(); // the cost rule measures growth per view
+      if (!compacted) continue;
+      compactions++;
+      const summaries = messages.filter((m) => m.metadata?.covered_until !== undefined);
+      assert.equal(summaries.length, compactions, 'one summary message per checkpoint');
+      const json = summaries.map((m) => JSON.stringify(m));
+      assert.deepEqual(json.slice(0, before.length), before);
+      before = json;
+    }
+    assert.equal(compactions, 5);
+  });
 
   test('compacts in smaller batches below the threshold, by the cost model', () => {
     const plain = replay(undefined);

@@ -92,6 +92,14 @@ struct Frame {
   }
 };
 
+// Adds the argument names not yet in `keys`, up to kToolKeysInStats.
+void addToolKeys(std::vector<U16>& keys, const std::vector<U16>& more) {
+  for (const U16& key : more) {
+    if (keys.size() >= kToolKeysInStats) return;
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+}
+
 // ---- counting -----------------------------------------------------------------------------------
 
 // OpenAI's cost of one high-detail 1024x1024 image, as compress's default `imageTokens`.
@@ -239,10 +247,12 @@ std::vector<Segment> project(const Frame& f, const Ledger& l, Host& host) {
       for (std::size_t k = raw.start; k < raw.end; ++k) raw.tokens += f.st.tokens[k];
       out.push_back(std::move(raw));
     }
+    // One summary message per checkpoint: a compress that adds a checkpoint after the others
+    // leaves their messages byte-identical, so a provider's prompt cache still holds them
+    // (docs/cache-cost.md); one message for a run rewrote every older summary.
     Segment run;
     run.summary = true;
     run.firstCp = i;
-    while (i + 1 < cps.size() && cps[i + 1].start == cps[i].end) ++i;
     run.lastCp = i;
     run.start = cps[run.firstCp].start;
     run.end = cps[i].end;
@@ -403,17 +413,29 @@ void buildMessages(const Frame& f, const Ledger& l, const std::vector<Segment>& 
       for (std::size_t i = s.start; i < s.end; ++i) emit(h[i], turns[i], static_cast<long>(i));
       continue;
     }
-    // The first user/assistant-side message after the run, unless another run comes first.
+    // Adjacent summary messages form a run: its first message takes the role the joint needs
+    // and the others are "system", so a checkpoint added at the end of the run changes no older
+    // summary message. The run's side after it: the first user/assistant-side message after its
+    // last summary, unless another run comes first.
+    const bool continuesRun = k > 0 && segments[k - 1].summary && segments[k - 1].end == s.start;
+    std::size_t runEnd = k;
+    while (runEnd + 1 < segments.size() && segments[runEnd + 1].summary &&
+           segments[runEnd + 1].start == segments[runEnd].end) {
+      ++runEnd;
+    }
     Side after = Side::None;
-    for (std::size_t i = s.end; i < f.n; ++i) {
-      if (k + 1 < segments.size() && segments[k + 1].summary && i >= segments[k + 1].start) break;
+    for (std::size_t i = segments[runEnd].end; !continuesRun && i < f.n; ++i) {
+      if (runEnd + 1 < segments.size() && segments[runEnd + 1].summary &&
+          i >= segments[runEnd + 1].start) {
+        break;
+      }
       Side side = sideOf(turns[i]);
       if (side != Side::None) {
         after = side;
         break;
       }
     }
-    const char16_t* role = summaryRole(last, after);
+    const char16_t* role = continuesRun ? u"system" : summaryRole(last, after);
     out.summaries.push_back(summaryMessage(l, s, role));
     out.runs.push_back(s.run);
     Turn turn;
@@ -617,6 +639,17 @@ U16 statsLine(const RangeStats& s) {
     for (std::size_t k = 0; k < s.toolNames.size() && k < kToolNamesInStats; ++k) {
       if (k) header += u", ";
       header += s.toolNames[k];
+      // The names of the arguments it was given, as JSON keys: what a later call of the tool
+      // writes again (Read {"file_path", "offset", "limit"}).
+      if (k < s.toolKeys.size() && !s.toolKeys[k].empty()) {
+        header += u" {";
+        for (std::size_t j = 0; j < s.toolKeys[k].size(); ++j) {
+          std::string quoted;
+          js::writeJsonString(s.toolKeys[k][j], quoted);
+          header += (j ? u", " : u"") + js::fromUtf8(quoted);
+        }
+        header += u"}";
+      }
     }
     if (s.toolNames.size() > kToolNamesInStats) {
       header += u16(" and " + num(s.toolNames.size() - kToolNamesInStats) + " more");
@@ -669,6 +702,19 @@ U16 fitted(const State& st, double budget, Make make, std::size_t input) {
   return text;
 }
 
+// The artifacts the view already sends before history index `start`: the items of the
+// deterministic summaries of the checkpoints that end by then. A new summary leaves them out, so
+// its units go to strings the view does not hold (the older summaries stay in the view, and in a
+// provider's cache, unchanged by the compress that adds it).
+std::set<U16> knownArtifacts(const std::vector<Checkpoint>& checkpoints, std::size_t start) {
+  std::set<U16> known;
+  for (const Checkpoint& cp : checkpoints) {
+    if (cp.end > start || cp.hostSummary) continue;
+    for (U16& item : artifactItems(summaryBody(cp))) known.insert(std::move(item));
+  }
+  return known;
+}
+
 struct Summary {
   bool ready = false;
   U16 text;
@@ -677,7 +723,7 @@ struct Summary {
 };
 
 Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level level,
-                       double budget, Host& host) {
+                       double budget, Host& host, const std::set<U16>& known) {
   Summary out;
   if (f.st.config.summarizer) {
     U16 text = renderTranscript(f.st.messages, start, end);
@@ -707,7 +753,7 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
   const U16 transcript = renderTranscript(f.st.messages, start, end);
   RangeStats stats = RangeStats::of(f.st.messages, start, end);
   const std::vector<U16> artifacts =
-      rangeArtifacts(f.st.messages, start, end, artifactCandidates(budget));
+      rangeArtifacts(f.st.messages, start, end, artifactCandidates(budget), nullptr, &known);
   out.text = fitted(
       f.st, budget, [&](double b) { return withStatsLine(stats, artifacts, transcript, b); },
       transcript.size());
@@ -943,9 +989,15 @@ RangeStats RangeStats::of(const std::vector<Value>& messages, std::size_t start,
     for (const Value& call : messages[i].find(u"tool_calls")->items) {
       const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
       const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
-      if (name && name->isString() && seen.insert(name->string).second) {
+      if (!name || !name->isString()) continue;
+      if (seen.insert(name->string).second) {
         out.toolNames.push_back(name->string);
+        out.toolKeys.emplace_back();
       }
+      const std::size_t k = static_cast<std::size_t>(
+          std::find(out.toolNames.begin(), out.toolNames.end(), name->string) -
+          out.toolNames.begin());
+      addToolKeys(out.toolKeys[k], callArgumentNames(call));
     }
   }
   return out;
@@ -957,17 +1009,23 @@ void RangeStats::append(const RangeStats& later) {
   assistants += later.assistants;
   tools += later.tools;
   others += later.others;
-  for (const U16& name : later.toolNames) {
-    if (std::find(toolNames.begin(), toolNames.end(), name) == toolNames.end()) {
+  for (std::size_t j = 0; j < later.toolNames.size(); ++j) {
+    const U16& name = later.toolNames[j];
+    auto at = std::find(toolNames.begin(), toolNames.end(), name);
+    const std::size_t k = static_cast<std::size_t>(at - toolNames.begin());
+    if (at == toolNames.end()) {
       toolNames.push_back(name);
+      toolKeys.emplace_back();
     }
+    if (j < later.toolKeys.size()) addToolKeys(toolKeys[k], later.toolKeys[j]);
   }
 }
 
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
-                         double budget) {
+                         double budget, const std::set<U16>& known) {
   return withStatsLine(RangeStats::of(messages, start, end),
-                       rangeArtifacts(messages, start, end, artifactCandidates(budget)),
+                       rangeArtifacts(messages, start, end, artifactCandidates(budget), nullptr,
+                                      &known),
                        renderTranscript(messages, start, end), budget);
 }
 
@@ -1247,7 +1305,8 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   for (Checkpoint& cp : next.checkpoints) {
     if (!resummarise.count(cp.id) || summarised.count(cp.id)) continue;
     Summary summary = summarizeRange(f, cp.start, cp.end, cp.level,
-                                     summaryBudget(cp.level, cp.originalTokens, f.available), host);
+                                     summaryBudget(cp.level, cp.originalTokens, f.available), host,
+                                     knownArtifacts(next.checkpoints, cp.start));
     cp.summary = std::move(summary.text);
     cp.hostSummary = summary.fromHost;
     if (summary.stats) cp.stats = std::move(summary.stats);

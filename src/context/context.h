@@ -28,8 +28,9 @@
 //   compact   T <  2000   budget = min(T, max(32, min(0.10 T, 0.04 available)))
 //   moderate  T <  8000   budget = min(T, max(32, min(0.15 T, 0.07 available)))
 //   detailed  T >= 8000   budget = min(T, max(32, min(0.20 T, 0.10 available)))
-// The deterministic summary (a stats line, the artifacts line of summary_ledger.h in up to 0.8 of
-// the rest, then cce::summarize over the range's transcript) never exceeds floor(3.5 * budget)
+// The deterministic summary (a stats line naming each tool with its argument names, the artifacts
+// line of summary_ledger.h in up to 0.8 of the rest, without the items of the summaries before
+// it, then cce::summarize over the range's transcript) never exceeds floor(3.5 * budget)
 // UTF-16 units, i.e. `budget` default tokens. A lower level never has a
 // larger budget for the same T.
 //
@@ -49,12 +50,15 @@
 // compress past maxCheckpoints re-read the history. A host summarizer (config.summarizer) is still
 // given the raw range of a merge (bounded by summaryInputTokens when set).
 //
-// View: the system block, then the history in order where each run of adjacent active checkpoints
-// is replaced by one summary message {"id","role","content","metadata":{"covered_until": end,
-// "checkpoints":[ids]}}. Its role keeps user/assistant alternation at the joint: "user" when the
-// next message is an assistant message and the previous one is not a user message, "assistant"
-// between two user-side messages, else "system" (OpenAI accepts it anywhere; Anthropic adapters
-// lift system messages into the system prompt). Tool results count as user-side. Raw messages are
+// View: the system block, then the history in order where each active checkpoint is replaced by
+// its own summary message {"id","role","content","metadata":{"covered_until": end,
+// "checkpoints":[id]}}, so a compress that adds a checkpoint leaves the older summary messages
+// byte-identical (a provider's prompt cache keeps them; docs/cache-cost.md). The first message of
+// a run of adjacent summaries keeps user/assistant alternation at the joint: "user" when the
+// message after the run is an assistant message and the one before it is not a user message,
+// "assistant" between two user-side messages, else "system"; the others are "system" (OpenAI
+// accepts it anywhere; Anthropic adapters lift system messages into the system prompt or join
+// them with their neighbour). Tool results count as user-side. Raw messages are
 // the history's own objects: defects of the source itself (tool results without a call, repeated
 // roles) pass through; validation reports only problems the view would add ("structure").
 #pragma once
@@ -64,6 +68,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,12 +114,18 @@ struct Config {
   bool scriptEstimate = true;
 };
 
+/// Argument names kept per tool in RangeStats::toolKeys.
+constexpr std::size_t kToolKeysInStats = 8;
+
 /// What the stats line of a deterministic summary says about a history range. Ranges add up
 /// (counts sum, tool names keep their first appearance), so a merged range's stats come from its
 /// parts' without reading the messages again.
 struct RangeStats {
   std::size_t messages = 0, users = 0, assistants = 0, tools = 0, others = 0;
   std::vector<U16> toolNames;  // distinct, in order of first appearance
+  /// The argument names each tool was called with (toolKeys[k] for toolNames[k]; distinct, in
+  /// order of first appearance, at most kToolKeysInStats).
+  std::vector<std::vector<U16>> toolKeys;
   static RangeStats of(const std::vector<Value>& messages, std::size_t start, std::size_t end);
   void append(const RangeStats& later);
 };
@@ -173,7 +184,7 @@ struct HistoryIndex {
   double tailTokens(const std::vector<double>& tokens, std::size_t from, std::size_t to);
 };
 
-/// A summary message of the view: the text of a run of adjacent checkpoints, its built-in count
+/// A summary message of the view: the text of one checkpoint, its built-in count
 /// and its host count key. The last projection's runs are kept with the state and reused while a
 /// run's checkpoints are the same (`identity`: ids, ranges, levels, summary lengths), so usage()
 /// and view() do not rebuild and count the summaries on every call.
@@ -310,8 +321,9 @@ Result<UndoOutcome> undo(State& state, std::u16string_view id, const Value& now,
 /// The transcript of history[start, end) as summarizers read it (also the host's `text`).
 U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std::size_t end);
 /// The deterministic summary of history[start, end) in at most floor(3.5 * budget) units.
+/// Artifacts in `known` (knownArtifacts: those of the summaries before the range) are left out.
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
-                         double budget);
+                         double budget, const std::set<U16>& known = {});
 /// The deterministic summary of a merged range in at most floor(3.5 * budget) units: the stats
 /// line of `stats` (the whole range), the artifacts line made from the bodies' lines (the newer
 /// body's items first), then the summariser over `bodies` (the merged summaries' bodies without

@@ -2,6 +2,7 @@
 // The artifacts line of a checkpoint summary (summary_ledger.h).
 #include "context/summary_ledger.h"
 
+#include <algorithm>
 #include <set>
 
 #include "context/tool_groups.h"
@@ -24,6 +25,11 @@ constexpr View kSeparator = u", ";
 constexpr std::size_t kArgumentValueUnits = 100;
 constexpr std::size_t kWholeArgumentsPerMessage = 48;
 constexpr int kArgumentDepth = 8;
+// A quoted phrase of a message's text is kept with its quotes when its text is this long.
+constexpr std::size_t kQuotedMinUnits = 4;
+constexpr std::size_t kQuotedMaxUnits = 60;
+// Argument names are read from the arguments object and the objects nested this deep in it.
+constexpr int kArgumentNameDepth = 3;
 
 // What a message says: its string content or text parts.
 void contentTexts(const Value& m, std::vector<U16>& out) {
@@ -78,15 +84,40 @@ void callArguments(const Value& m, std::vector<U16>& whole, std::vector<U16>& te
   }
 }
 
+// The phrases a text puts in double quotes (4 to 60 units, on one line), quotes included: the
+// names a message quotes (a title, a key, a message string) are the ones a later call writes
+// again as they were. At most `limit`, in order.
+std::vector<U16> quotedPhrases(View text, std::size_t limit) {
+  std::vector<U16> out;
+  std::size_t i = text.find(u'"');
+  while (i != View::npos && out.size() < limit) {
+    std::size_t close = i + 1;
+    while (close < text.size() && text[close] != u'"' && text[close] != u'\n') ++close;
+    if (close >= text.size()) break;
+    if (text[close] == u'\n') {
+      i = text.find(u'"', close);
+      continue;
+    }
+    const std::size_t units = close - i - 1;
+    if (units >= kQuotedMinUnits && units <= kQuotedMaxUnits) {
+      out.emplace_back(text.substr(i, close + 1 - i));
+    }
+    i = text.find(u'"', close + 1);
+  }
+  return out;
+}
+
 // Adds `item` unless seen or over the budget; false once the budget is spent.
 struct Collected {
-  explicit Collected(std::size_t limit) : maxUnits(limit) {}
+  explicit Collected(std::size_t limit, const std::set<U16>* skip = nullptr)
+      : maxUnits(limit), known(skip) {}
   std::size_t maxUnits;
+  const std::set<U16>* known;
   std::size_t used = 0;
   std::set<U16> seen;
   std::vector<U16> items;
   bool add(U16 item) {
-    if (item.empty() || seen.count(item)) return true;
+    if (item.empty() || seen.count(item) || (known && known->count(item))) return true;
     const std::size_t cost = item.size() + kSeparator.size();
     if (used + cost > maxUnits) return used + kSeparator.size() + 4 <= maxUnits;
     used += cost;
@@ -124,8 +155,9 @@ View artifactsLineOf(View body) {
 }  // namespace
 
 std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t start,
-                                std::size_t end, std::size_t maxUnits, std::size_t* steps) {
-  Collected c(maxUnits);
+                                std::size_t end, std::size_t maxUnits, std::size_t* steps,
+                                const std::set<U16>* known) {
+  Collected c(maxUnits, known);
   std::vector<U16> texts, whole, argumentTexts;
   auto read = [&](const std::vector<U16>& from, bool userFirst) {
     for (std::size_t t = 0; t < from.size(); ++t) {
@@ -133,6 +165,10 @@ std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t 
       LedgerSource source{from[t], userFirst && t == 0};
       for (Artifact& a : artifactsOf(source, kPerKindPerMessage, steps)) {
         if (!c.add(std::move(a.text))) return false;
+      }
+      if (steps) *steps += from[t].size();
+      for (U16& phrase : quotedPhrases(from[t], kPerKindPerMessage)) {
+        if (!c.add(std::move(phrase))) return false;
       }
     }
     return true;
@@ -156,6 +192,38 @@ std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t 
   return std::move(c.items);
 }
 
+std::vector<U16> callArgumentNames(const Value& call) {
+  std::vector<U16> out;
+  const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
+  const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
+  if (!args || !args->isString()) return out;
+  Result<Value> parsed = parseJson(js::toUtf8(args->string));
+  if (!parsed.ok() || !parsed.value().isObject()) return out;
+  // Top-level names first, then those of objects inside (a todo list's items), in order.
+  std::vector<const Value*> level = {&parsed.value()};
+  for (int depth = 0; depth < kArgumentNameDepth && !level.empty(); ++depth) {
+    std::vector<const Value*> inner;
+    for (const Value* v : level) {
+      for (const json::Member& member : v->members) {
+        const U16& key = member.key;
+        if (!key.empty() && key.size() <= kArgumentNameUnits &&
+            std::find(out.begin(), out.end(), key) == out.end()) {
+          out.push_back(key);
+        }
+        const Value& value = member.value;
+        if (value.isObject()) inner.push_back(&value);
+        if (value.isArray()) {
+          for (const Value& item : value.items) {
+            if (item.isObject()) inner.push_back(&item);
+          }
+        }
+      }
+    }
+    level = std::move(inner);
+  }
+  return out;
+}
+
 std::vector<U16> mergedArtifacts(const std::vector<View>& bodies, std::size_t maxUnits) {
   Collected c(maxUnits);
   for (std::size_t b = bodies.size(); b > 0; --b) {
@@ -165,6 +233,8 @@ std::vector<U16> mergedArtifacts(const std::vector<View>& bodies, std::size_t ma
   }
   return std::move(c.items);
 }
+
+std::vector<U16> artifactItems(View body) { return lineItems(artifactsLineOf(body)); }
 
 View withoutArtifacts(View body) {
   if (body.substr(0, kArtifactsPrefix.size()) != kArtifactsPrefix) return body;

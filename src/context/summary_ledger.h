@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -32,13 +33,24 @@ inline constexpr std::u16string_view kArtifactsPrefix = u"Artifacts: ";
 /// The distinct artifacts of history[start, end): the newest message's first (each message's in
 /// order of appearance), while their units plus a separator each stay within `maxUnits`.
 /// `steps`, when given, is increased by the units read.
+/// Items in `known` (the lines of the summaries before the range, which the view still sends)
+/// are left out: the units go to items the view does not hold yet.
 std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t start,
-                                std::size_t end, std::size_t maxUnits, std::size_t* steps = nullptr);
+                                std::size_t end, std::size_t maxUnits, std::size_t* steps = nullptr,
+                                const std::set<U16>* known = nullptr);
+
+/// The items of the artifacts line `body` starts with (none when it has no such line).
+std::vector<U16> artifactItems(std::u16string_view body);
 
 /// The distinct items of the artifacts lines of `bodies` (oldest first, as merged): the newest
 /// body's first, within `maxUnits` as above.
 std::vector<U16> mergedArtifacts(const std::vector<std::u16string_view>& bodies,
                                  std::size_t maxUnits);
+
+/// The names of a tool call's arguments (the keys of its `function.arguments` object, when that
+/// parses as one, then of the objects inside it), distinct, each at most kArgumentNameUnits long.
+std::vector<U16> callArgumentNames(const Value& call);
+inline constexpr std::size_t kArgumentNameUnits = 40;
 
 /// `body` without its leading artifacts line.
 std::u16string_view withoutArtifacts(std::u16string_view body);
