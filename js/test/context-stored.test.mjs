@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// A context state stored by an earlier build (js/test/fixtures/context-state-1.json, written by
-// the build of November 2026 before the session module's size work) is read by this one: fromJSON
-// restores it exactly, and the restored manager continues the session exactly as that build did
-// (usage, outcomes, checkpoints with their ratios, the view). The session is
+// A context state stored by an earlier build (js/test/fixtures/context-state-1.json: `state` was
+// written by the build of November 2026 before the session module's size work) is read by this
+// one: fromJSON restores it exactly, and the restored manager continues the session as recorded in
+// `continued` (usage, outcomes, checkpoints with their ratios, the view). `continued` was
+// recorded again when the manager's summaries changed on purpose (one summary message per
+// checkpoint, tools' argument names in the stats line): the old checkpoints' summaries are kept
+// as stored, the new ones are written the new way. The session is
 // js/test/support/stored-context.mjs.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -22,7 +25,7 @@ test('a stored state loads back exactly, from its text and from its object', () 
   }
 });
 
-test('a restored manager continues the stored session as the build that stored it did', () => {
+test('a restored manager continues the stored session as recorded', () => {
   const manager = ContextManager.fromJSON(fixture.state, { clock: clockFrom(100) });
   const continued = continueFrom(manager);
   // Compared as parsed values first for a readable diff, then as text (number formatting).
@@ -30,8 +33,25 @@ test('a restored manager continues the stored session as the build that stored i
   assert.equal(continued, fixture.continued);
 });
 
-test('the current build writes the stored session as the earlier one did', () => {
-  assert.equal(saved({ createContextManager }), fixture.state);
+test('the current build writes the stored session in the same state format', () => {
+  // The summaries it writes differ from the stored ones (see above), the shape of the state does
+  // not: the same keys at every level a reader walks, in the same order.
+  const keysOf = (value) =>
+    Array.isArray(value)
+      ? [...new Set(value.flatMap(keysOf))].sort()
+      : value !== null && typeof value === 'object'
+        ? Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v).map((inner) => `${k}.${inner}`)])
+        : [];
+  const now = JSON.parse(saved({ createContextManager }));
+  const stored = JSON.parse(fixture.state);
+  assert.deepEqual(Object.keys(now), Object.keys(stored));
+  for (const part of ['config', 'messages', 'checkpoints', 'archive', 'events']) {
+    assert.ok(part in stored, part);
+    assert.deepEqual(keysOf(now[part]), keysOf(stored[part]), part);
+  }
+  // And what it writes loads back exactly.
+  const text = JSON.stringify(now);
+  assert.equal(JSON.stringify(ContextManager.fromJSON(text).toJSON()), text);
 });
 
 test('the stored session holds what the test is about', () => {
