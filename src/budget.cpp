@@ -151,20 +151,21 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
       std::max(0.0, static_cast<double>(out.size()) - result.budget->recencyWindow);
   const std::size_t cutoff = static_cast<std::size_t>(std::ceil(cutoffValue));
 
-  auto contentOf = [&](const OutputMessage& m) -> const U16* {
-    if (m.content) return &*m.content;
+  // A message without string content has none to truncate: the empty view, as an empty one.
+  auto contentOf = [&](const OutputMessage& m) -> std::u16string_view {
+    if (m.content) return *m.content;
     const Message& source = messages[m.source];
-    return source.contentIsString ? &source.content : nullptr;
+    return source.contentIsString ? source.content.view() : std::u16string_view();
   };
 
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < out.size() && i < cutoff; ++i) {
-    const U16* content = contentOf(out[i]);
+    const std::u16string_view content = contentOf(out[i]);
     if (isPreservedRole(messages[out[i].source].role, options.preserve)) continue;
-    if (content && content->size() > kTruncationPrefix) candidates.push_back(i);
+    if (content.size() > kTruncationPrefix) candidates.push_back(i);
   }
   js::stableSort(candidates, [&](std::size_t a, std::size_t b) {
-    return contentOf(out[a])->size() > contentOf(out[b])->size();
+    return contentOf(out[a]).size() > contentOf(out[b]).size();
   });
 
   // The reference clones every message with `metadata: {}`, which breaks the round trip of
@@ -182,7 +183,7 @@ void forceConverge(const std::vector<Message>& messages, const CompressOptions& 
     const Message& source = messages[m.source];
     TokenCount before = countTokens(countedOutput(messages, m), options);
 
-    const U16& full = *contentOf(m);
+    const std::u16string_view full = contentOf(m);
     U16 tag = u"[truncated \u2014 ";
     js::appendDecimal(tag, full.size());
     tag += u" chars: ";

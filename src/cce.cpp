@@ -553,7 +553,9 @@ std::string compressJson(std::string_view requestText) {
 }
 
 std::string compressBytes(std::string_view request, std::string_view host) {
-  Result<BytesCompressRequest> decoded = readCompressBytes(request);
+  // The request outlives this call (the host frees it after reading the answer), so the messages
+  // may view their contents in it rather than copy them.
+  Result<BytesCompressRequest> decoded = readCompressBytes(request, false, true);
   if (!decoded) return bytesErrorAnswer(decoded.error());
   CompressOptions options;
   if (Result<bool> ok = parseCompressOptions(decoded->options, options); !ok) {

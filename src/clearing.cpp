@@ -37,8 +37,8 @@ std::size_t cutNoteLength(std::size_t cut) {
          std::char_traits<char16_t>::length(kClose) + 1;
 }
 
-U16 headAndTail(const U16& text, std::size_t keep) {
-  if (keep >= text.size()) return text;
+U16 headAndTail(std::u16string_view text, std::size_t keep) {
+  if (keep >= text.size()) return U16(text);
   std::size_t head = keep - keep / 3;
   std::size_t tail = keep - head;
   std::size_t tailStart = text.size() - tail;

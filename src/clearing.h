@@ -21,7 +21,7 @@ U16 clearedNote(std::size_t chars, const U16& ledger = U16());
 /// head, one third from the tail, each ending at a line end when one is within a quarter of its
 /// size; neither splits a surrogate pair), around `\n[cce:cut N chars]\n` where N is the number of
 /// units left out. Returns `text` itself when `keep` leaves nothing out.
-U16 headAndTail(const U16& text, std::size_t keep);
+U16 headAndTail(std::u16string_view text, std::size_t keep);
 
 /// The length headAndTail's note adds around the kept parts for a cut of `cut` units.
 std::size_t cutNoteLength(std::size_t cut);

@@ -186,7 +186,8 @@ void analyzeFuzzyDuplicates(const std::vector<Message>& messages, std::size_t de
     if (!kCaseTablesBuiltIn && !m.lowered) continue;
     const bool lowerEachLine = !m.lowered;
     U16 lower;
-    for (js::U16View line : js::splitOn(m.lowered ? *m.lowered : m.content, u'\n')) {
+    const js::U16View text = m.lowered ? js::U16View(*m.lowered) : m.content.view();
+    for (js::U16View line : js::splitOn(text, u'\n')) {
       js::U16View trimmed = js::trimView(line);
       if (trimmed.empty()) continue;
       js::U16View key = trimmed;

@@ -303,15 +303,15 @@ class Ladder {
   bool cutOversized() {
     std::vector<std::size_t> longest;
     for (std::size_t k = 0; k < result_.messages.size(); ++k) {
-      if (editable(k) && contentOf(result_.messages[k])->size() > kCutAbove) longest.push_back(k);
+      if (editable(k) && contentOf(result_.messages[k]).size() > kCutAbove) longest.push_back(k);
     }
     js::stableSort(longest, [&](std::size_t a, std::size_t b) {
-      return contentOf(result_.messages[a])->size() > contentOf(result_.messages[b])->size();
+      return contentOf(result_.messages[a]).size() > contentOf(result_.messages[b]).size();
     });
     bool changed = false;
     for (std::size_t k : longest) {
       if (fits()) break;
-      const U16 text = *contentOf(result_.messages[k]);
+      const U16 text(contentOf(result_.messages[k]));
       const double share = tokens_[k] > 0 ? std::max(0.0, 1 - (total_ - budget_) / tokens_[k]) : 0;
       const std::size_t scaled = static_cast<std::size_t>(std::floor(text.size() * share));
       const std::size_t note = cutNoteLength(text.size());
@@ -476,17 +476,16 @@ class Ladder {
   }
 
   // The text an entry shows: its replacement, else its source's string content (else "").
-  const U16* contentOf(const OutputMessage& m) const {
-    static const U16 kEmpty;
-    if (m.content) return &*m.content;
+  std::u16string_view contentOf(const OutputMessage& m) const {
+    if (m.content) return *m.content;
     const Message& source = messages_[m.source];
-    return source.contentIsString ? &source.content : &kEmpty;
+    return source.contentIsString ? source.content.view() : std::u16string_view();
   }
 
   // Steps 3 and 5-7 edit an entry with text whose messages are all editable.
   bool editable(std::size_t k) const {
     const OutputMessage& out = result_.messages[k];
-    if (contentOf(out)->empty()) return false;
+    if (contentOf(out).empty()) return false;
     if (out.provenance) {
       for (std::size_t i : out.provenance->sources) {
         if (required_[i]) return false;
@@ -644,7 +643,7 @@ class Ladder {
     OutputMessage& out = result_.messages[k];
     const std::size_t source = out.source;
     if (!out.provenance) {
-      out.content = *contentOf(out);
+      out.content = U16(contentOf(out));
       Provenance p;
       p.sources = {source};
       if (messages_[source].cceSummaryId) p.parentIds.push_back(*messages_[source].cceSummaryId);

@@ -19,6 +19,8 @@ namespace cce {
 
 namespace {
 
+using View = std::u16string_view;
+
 // Index comparisons against `max(0, n - rw)`: with a fractional window the first index at or past
 // the start is its ceiling.
 std::size_t firstIndexAtOrAfter(double start) {
@@ -27,10 +29,10 @@ std::size_t firstIndexAtOrAfter(double start) {
 
 // Summaries for one request: the host's summarizer when there is one (spec §10.1), else the
 // deterministic one. `pending` is raised when the host has no answer yet.
-U16 summarizeRequest(const U16& text, std::size_t budget, const CompressOptions& options,
+U16 summarizeRequest(View text, std::size_t budget, const CompressOptions& options,
                      bool& pending) {
   if (options.summarizer) {
-    SummaryAnswer answer = options.summarizer(text);
+    SummaryAnswer answer = options.summarizer(U16(text));
     if (answer.kind == SummaryAnswer::Kind::Pending) {
       pending = true;
     } else if (answer.kind == SummaryAnswer::Kind::Accepted && !answer.text.empty() &&
@@ -84,11 +86,16 @@ GroupOutcome summarizeGroup(const std::vector<Message>& messages, std::size_t be
     sourceLength += messages[i].length();
     joined += messages[i].content.size();
   }
-  U16 all;
-  all.reserve(joined);  // one allocation, no copies as it grows
-  for (std::size_t i = begin; i < end; ++i) {
-    if (i > begin) all.push_back(u' ');
-    all += messages[i].content;
+  // A group of one message reads its content where it is; only a merged group joins a copy.
+  U16 merged;
+  View all = messages[begin].content;
+  if (end - begin > 1) {
+    merged.reserve(joined);  // one allocation, no copies as it grows
+    for (std::size_t i = begin; i < end; ++i) {
+      if (i > begin) merged.push_back(u' ');
+      merged += messages[i].content;
+    }
+    all = merged;
   }
   const std::size_t budget = all.size() < 600 ? 200 : 400;
   // Structured tool output never goes to the host's summarizer (spec §6.2).
@@ -214,14 +221,15 @@ std::optional<std::vector<Message>> textViewsOfParts(const std::vector<Message>&
     if (!isArray(m)) continue;
     m.multimodal = true;
     m.contentIsString = true;
-    m.content.clear();
+    U16 text;
     bool first = true;
     for (const ContentPart& part : m.parts) {
       if (part.kind != ContentPart::Kind::Text) continue;
-      if (!first) m.content.push_back(u'\n');
-      m.content += part.text;
+      if (!first) text.push_back(u'\n');
+      text += part.text;
       first = false;
     }
+    m.content = std::move(text);
   }
   return views;
 }
@@ -335,7 +343,7 @@ std::vector<MessageClass> classifyMessages(const std::vector<Message>& messages,
   return classes;
 }
 
-MessageClass classifyContent(const U16& content) {
+MessageClass classifyContent(View content) {
   // Rules 7-10 of §2.1: they depend on the content alone. A fence decides before hard reasons,
   // but one pass answers both.
   if (content.empty()) return MessageClass::Compressible;

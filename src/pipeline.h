@@ -30,7 +30,7 @@ std::vector<MessageClass> classifyMessages(const std::vector<Message>& messages,
                                            PipelineMemo* memo);
 
 /// Rules 7-10 of §2.1 (code-split, hard reasons, JSON), which depend on the content alone.
-MessageClass classifyContent(const U16& content);
+MessageClass classifyContent(std::u16string_view content);
 
 /// Exact and (when enabled) fuzzy annotations at this recency window (spec §2 steps 2-4). With a
 /// memo, exact duplicate groups are found once per message list.

@@ -31,7 +31,7 @@ struct GroupOutcome {
 struct PipelineMemo {
   explicit PipelineMemo(std::size_t n) : contentClasses(n) {}
 
-  MessageClass contentClass(std::size_t i, const U16& content) {
+  MessageClass contentClass(std::size_t i, std::u16string_view content) {
     if (!contentClasses[i]) contentClasses[i] = classifyContent(content);
     return *contentClasses[i];
   }

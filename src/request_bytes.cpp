@@ -135,6 +135,32 @@ CCE_NOINLINE bool ByteReader::string(std::u16string& out) {
   return true;
 }
 
+#ifndef CCE_NO_UTF16_REQUESTS
+CCE_NOINLINE bool ByteReader::content(Content& out) {
+  if (kUtf16RequestsSupported && utf16_ && borrow_ && !measureUtf8_) {
+    const std::size_t at = position_;
+    std::uint32_t length = 0;
+    if (!word(length)) return false;
+    const std::size_t bytes = static_cast<std::size_t>(length) * 2;
+    const char* units = data_.data() + position_;
+    if (bytes <= data_.size() - position_ && padded4(bytes) <= data_.size() - position_ &&
+        reinterpret_cast<std::uintptr_t>(units) % alignof(char16_t) == 0) {
+      // The scale session's 5.5 M units were copied here and freed after the call (4-5 % of a
+      // default-mode call in wasm); they stay where the host wrote them instead.
+      ++stringCount_;
+      out = Content::borrowing({reinterpret_cast<const char16_t*>(units), length});
+      position_ += padded4(bytes);
+      return true;
+    }
+    position_ = at;  // read it the general way (which also reports a short buffer)
+  }
+  U16 text;
+  if (!string(text)) return false;
+  out = std::move(text);
+  return true;
+}
+#endif
+
 CCE_NOINLINE bool ByteReader::scalar(Scalar& out) {
   std::uint32_t kind = 0;
   if (!word(kind)) return false;
@@ -219,7 +245,7 @@ bool readParts(ByteReader& in, std::vector<ContentPart>& parts) {
 
 namespace {
 
-const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
+const char* decodeCompress(std::string_view bytes, bool measureUtf8Size, bool borrowContents,
                            BytesCompressRequest& request, std::optional<Error>& error) {
   ByteReader in(bytes);
   std::uint32_t magic = 0, count = 0;
@@ -228,6 +254,7 @@ const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
   if (magic != kCompressBytesMagic && !utf16) return "not a compress request";
   if (utf16) in.useUtf16Strings();
   if (utf16 && measureUtf8Size) in.measureUtf8();
+  if (borrowContents) in.borrowStrings();
   if (!in.word(count)) return "truncated";
   if (count == kNotAnArray) {
     error = invalid("compress(): messages must be an array", "/messages");
@@ -257,7 +284,11 @@ const char* decodeCompress(std::string_view bytes, bool measureUtf8Size,
     if (flags & kContentString) {
       m.contentIsString = true;
       m.contentKind = Message::ContentKind::String;
-      if (!in.string(m.content)) return "truncated content";
+#ifdef CCE_NO_UTF16_REQUESTS
+      if (!in.string(m.content.text())) return "truncated content";
+#else
+      if (!in.content(m.content)) return "truncated content";
+#endif
     } else if (flags & kContentArray) {
       m.contentKind = Message::ContentKind::Array;
     } else if (flags & kContentInvalid) {
@@ -448,10 +479,11 @@ Result<T> outcome(const char* problem, std::optional<Error>& error, T& request) 
 
 }  // namespace
 
-Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size) {
+Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size,
+                                               bool borrowContents) {
   BytesCompressRequest request;
   std::optional<Error> error;
-  const char* problem = decodeCompress(bytes, measureUtf8Size, request, error);
+  const char* problem = decodeCompress(bytes, measureUtf8Size, borrowContents, request, error);
   return outcome(problem, error, request);
 }
 

@@ -57,6 +57,12 @@ class ByteReader {
   bool word(std::uint32_t& out);
   bool number(double& out);
   bool string(std::u16string& out);
+  /// A message content: as string(), or with borrowStrings() and UTF-16 units at an aligned
+  /// address, a view of the units where they are (no copy).
+  bool content(Content& out);
+  /// Contents read from here on view the request bytes, which the caller keeps alive as long as
+  /// the messages read (compressBytes: until it returns).
+  void borrowStrings() { borrow_ = true; }
   /// kind word (0 missing, 1 null, 2 boolean, 3 number, 4 string, 5 other), then the text
   /// (JavaScript `String(value)`) for kinds 2-5.
   bool scalar(Scalar& out);
@@ -71,6 +77,7 @@ class ByteReader {
   std::string_view data_;
   std::size_t position_ = 0;
   bool utf16_ = false;
+  bool borrow_ = false;
   bool measureUtf8_ = false;
   long long utf8Delta_ = 0;
   std::size_t stringCount_ = 0;
@@ -91,7 +98,10 @@ struct BytesCompressRequest {
 /// the JSON path (first offending message wins), or InvalidInput for a malformed buffer. A UTF-16
 /// request's UTF-8 size is measured only when `measureUtf8Size` (a pass over every string);
 /// without it utf8Size is the bound 1.5 × size + 3 bytes of padding per string.
-Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size = false);
+/// With `borrowContents`, the message contents of a UTF-16 request are views of `bytes` (see
+/// Content), which must then outlive the result.
+Result<BytesCompressRequest> readCompressBytes(std::string_view bytes, bool measureUtf8Size = false,
+                                               bool borrowContents = false);
 
 /// The host's answers of a compress request (the second buffer, rewritten on every round trip).
 struct BytesCompressHost {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,164 @@ struct Scalar {
   bool strictEquals(const Scalar& other) const;
   bool isString() const { return kind == Kind::String; }
 };
+
+/// A message's string content: its own copy, or a view of the request bytes it was read from (the
+/// bytes reader of a call that keeps those bytes alive until it returns: compressBytes, whose host
+/// wrote the UTF-16 units into memory). Read it as a View; every assignment makes an owned copy.
+#ifdef CCE_NO_UTF16_REQUESTS
+// The size build (wasm/CMakeLists.txt) reads no UTF-16 request, so it never views request bytes:
+// the content is a plain string, as before views (their pointer and length cost 0.45 KB gzip of
+// cce.wasm there).
+class Content {
+ public:
+  using View = std::u16string_view;
+  using size_type = std::size_t;
+  static constexpr size_type npos = View::npos;
+
+  Content() = default;
+  explicit Content(U16 text) : own_(std::move(text)) {}
+  Content& operator=(U16 text) {
+    own_ = std::move(text);
+    return *this;
+  }
+  Content& operator=(const char16_t* text) { return *this = U16(text); }
+  /// This build never views request bytes: a copy.
+  static Content borrowing(View text) { return Content(U16(text)); }
+  /// The string itself, which the bytes reader reads the content into.
+  U16& text() { return own_; }
+
+  View view() const { return own_; }
+  operator View() const { return own_; }  // NOLINT: read everywhere a view is taken
+  size_type size() const { return own_.size(); }
+  size_type length() const { return own_.size(); }
+  bool empty() const { return own_.empty(); }
+  const char16_t* data() const { return own_.data(); }
+  char16_t operator[](size_type i) const { return own_[i]; }
+  const char16_t* begin() const { return own_.data(); }
+  const char16_t* end() const { return own_.data() + own_.size(); }
+  char16_t back() const { return own_.back(); }
+  size_type find(View what, size_type from = 0) const { return view().find(what, from); }
+  size_type find(char16_t what, size_type from = 0) const { return own_.find(what, from); }
+  size_type rfind(View what, size_type from = npos) const { return view().rfind(what, from); }
+  size_type rfind(char16_t what, size_type from = npos) const { return own_.rfind(what, from); }
+  View substr(size_type from, size_type n = npos) const { return view().substr(from, n); }
+  int compare(View other) const { return view().compare(other); }
+  friend bool operator==(const Content& a, View b) { return a.view() == b; }
+  friend bool operator==(View a, const Content& b) { return a == b.view(); }
+  friend bool operator==(const Content& a, const Content& b) { return a.own_ == b.own_; }
+  friend bool operator==(const Content& a, const U16& b) { return a.own_ == b; }
+  friend bool operator==(const Content& a, const char16_t* b) { return a.own_ == b; }
+  friend bool operator!=(const Content& a, View b) { return !(a == b); }
+  friend bool operator!=(const Content& a, const U16& b) { return !(a == b); }
+  friend bool operator!=(const Content& a, const char16_t* b) { return !(a == b); }
+  friend bool operator<(const Content& a, const Content& b) { return a.own_ < b.own_; }
+
+  /// An owned copy of the text.
+  U16 str() const { return own_; }
+
+ private:
+  U16 own_;
+};
+
+inline U16& operator+=(U16& to, const Content& text) { return to += text.view(); }
+#else
+class Content {
+ public:
+  using View = std::u16string_view;
+  using size_type = std::size_t;
+  static constexpr size_type npos = View::npos;
+
+  Content() = default;
+  // Explicit, so that `cond ? content : someU16` cannot make a temporary Content to view into.
+  explicit Content(U16 text) : own_(std::move(text)) { pointAtOwn(); }
+  Content(const Content& other) : own_(other.own_), data_(other.data_), size_(other.size_) {
+    if (other.owned()) pointAtOwn();
+  }
+  Content(Content&& other) noexcept { *this = std::move(other); }
+  Content& operator=(const Content& other) {
+    if (this != &other) {
+      own_ = other.own_;
+      data_ = other.data_;
+      size_ = other.size_;
+      if (other.owned()) pointAtOwn();
+    }
+    return *this;
+  }
+  Content& operator=(Content&& other) noexcept {
+    if (this != &other) {
+      const bool owned = other.owned();
+      own_ = std::move(other.own_);
+      data_ = other.data_;
+      size_ = other.size_;
+      if (owned) pointAtOwn();
+      other.clearView();
+    }
+    return *this;
+  }
+  Content& operator=(U16 text) {
+    own_ = std::move(text);
+    pointAtOwn();
+    return *this;
+  }
+  Content& operator=(const char16_t* text) { return *this = U16(text); }
+
+  /// Views `text` without copying it; the caller keeps `text` alive as long as this content.
+  static Content borrowing(View text) {
+    Content c;
+    c.data_ = text.data();
+    c.size_ = text.size();
+    return c;
+  }
+
+  // Every read is of the view (one pointer and a length, no short-string branch).
+  View view() const { return View(data_, size_); }
+  operator View() const { return view(); }  // NOLINT: read everywhere a view is taken
+  size_type size() const { return size_; }
+  size_type length() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const char16_t* data() const { return data_; }
+  char16_t operator[](size_type i) const { return data_[i]; }
+  const char16_t* begin() const { return data_; }
+  const char16_t* end() const { return data_ + size_; }
+  char16_t back() const { return data_[size_ - 1]; }
+  size_type find(View what, size_type from = 0) const { return view().find(what, from); }
+  size_type find(char16_t what, size_type from = 0) const { return view().find(what, from); }
+  size_type rfind(View what, size_type from = npos) const { return view().rfind(what, from); }
+  size_type rfind(char16_t what, size_type from = npos) const { return view().rfind(what, from); }
+  View substr(size_type from, size_type n = npos) const { return view().substr(from, n); }
+  int compare(View other) const { return view().compare(other); }
+  friend bool operator==(const Content& a, View b) { return a.view() == b; }
+  friend bool operator==(View a, const Content& b) { return a == b.view(); }
+  friend bool operator==(const Content& a, const Content& b) { return a.view() == b.view(); }
+  friend bool operator==(const Content& a, const U16& b) { return a.view() == View(b); }
+  friend bool operator==(const Content& a, const char16_t* b) { return a.view() == View(b); }
+  friend bool operator!=(const Content& a, View b) { return !(a == b); }
+  friend bool operator!=(const Content& a, const U16& b) { return !(a == b); }
+  friend bool operator!=(const Content& a, const char16_t* b) { return !(a == b); }
+  friend bool operator<(const Content& a, const Content& b) { return a.view() < b.view(); }
+
+  /// An owned copy of the text.
+  U16 str() const { return U16(view()); }
+
+ private:
+  bool owned() const { return !own_.empty() && data_ == own_.data(); }
+  void pointAtOwn() {
+    data_ = own_.empty() ? nullptr : own_.data();  // an empty text views nothing, owned or not
+    size_ = own_.size();
+  }
+  void clearView() {
+    data_ = nullptr;
+    size_ = 0;
+  }
+
+  U16 own_;                        // the text when owned (an empty own_ may be either)
+  const char16_t* data_ = nullptr;  // the text: own_'s units or the request bytes
+  size_type size_ = 0;
+};
+
+inline U16& operator+=(U16& to, const Content& text) { return to.append(text.data(), text.size()); }
+#endif
+
 
 /// One element of an array `content` (OpenAI `text`/`image_url`, Anthropic `text`/`image`/
 /// `tool_use`/`tool_result`/`thinking` blocks). Only the safe mode reads them; compat mode counts
@@ -49,7 +208,7 @@ struct Message {
   U16 idKey;
   Scalar role;
   bool contentIsString = false;
-  U16 content;               // only when contentIsString
+  Content content;           // only when contentIsString
   /// What `content` is, for the default mode's validation (chat APIs accept a string, an array of
   /// content parts, or null/nothing beside tool calls).
   enum class ContentKind : std::uint8_t { Absent, String, Array, Other };

@@ -276,7 +276,8 @@ TEST_SUITE("budget fit") {
     o.tokenBudget = 1e9;
     // A counter that prices every summary at 10,000 tokens and anything else by its length.
     o.tokenCounter = [](const cce::CountedMessage& m) {
-      const cce::U16& text = m.content ? *m.content : m.source->content;
+      const std::u16string_view text =
+          m.content ? std::u16string_view(*m.content) : m.source->content.view();
       const bool summary = text.rfind(u"[summary", 0) == 0;
       return cce::TokenCount{summary ? 10000.0 : static_cast<double>(text.size()), false};
     };
@@ -315,7 +316,8 @@ TEST_SUITE("budget fit") {
     o.tokenBudget = 1e9;
     o.recencyWindow = 1;
     o.tokenCounter = [](const cce::CountedMessage& m) {
-      const cce::U16& text = m.content ? *m.content : m.source->content;
+      const std::u16string_view text =
+          m.content ? std::u16string_view(*m.content) : m.source->content.view();
       const bool summary = text.rfind(u"[summary", 0) == 0;
       return cce::TokenCount{summary ? 10000.0 : static_cast<double>(text.size()), false};
     };

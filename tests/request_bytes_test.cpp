@@ -524,6 +524,60 @@ TEST_SUITE("request_bytes") {
           R"({"ok":true,"valid":true})");
   }
 
+  TEST_CASE("a UTF-16 request's contents may view its bytes, and read the same as copies") {
+    Value messages = Value::array();
+    const std::u16string texts[] = {u"short", u"caf\u00e9 " + std::u16string(300, u'x'), u""};
+    for (const std::u16string& text : texts) {
+      Value m = Value::object();
+      m.set(u"id", Value::fromString(u"m" + text.substr(0, 1)));
+      m.set(u"role", Value::fromString(u"user"));
+      m.set(u"content", Value::fromString(text));
+      messages.items.push_back(m);
+    }
+    Writer utf16;
+    utf16.utf16 = true;
+    utf16.compressRequest(&messages, nullptr);
+    Result<BytesCompressRequest> copied = readCompressBytes(utf16.out);
+    Result<BytesCompressRequest> viewed = readCompressBytes(utf16.out, false, true);
+    REQUIRE(copied.ok());
+    REQUIRE(viewed.ok());
+    const char* begin = utf16.out.data();
+    const char* end = begin + utf16.out.size();
+    auto inRequest = [&](const Content& c) {
+      const char* p = reinterpret_cast<const char*>(c.data());
+      return p >= begin && p < end;
+    };
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(viewed->views[i].content == texts[i]);
+      CHECK(copied->views[i].content == texts[i]);
+      CHECK_FALSE(inRequest(copied->views[i].content));
+    }
+    CHECK(inRequest(viewed->views[0].content));
+    CHECK(inRequest(viewed->views[1].content));
+    CHECK(viewed->utf8Size == copied->utf8Size);
+    // Copies and moves keep the view; an owned short text (stored inside the string itself)
+    // follows its string through moves, as the vector's growth makes them.
+    std::vector<Message> grown;
+    for (int k = 0; k < 40; ++k) {
+      grown.push_back(viewed->views[k % 3]);
+      Message own;
+      own.content = u"own " + std::u16string(1, static_cast<char16_t>(u'a' + k % 26));
+      grown.push_back(std::move(own));
+    }
+    for (int k = 0; k < 40; ++k) {
+      const Message& borrowed = grown[2 * static_cast<std::size_t>(k)];
+      CHECK(borrowed.content == texts[k % 3]);
+      CHECK(borrowed.content.data() == viewed->views[k % 3].content.data());
+      CHECK(grown[2 * static_cast<std::size_t>(k) + 1].content ==
+            u"own " + std::u16string(1, static_cast<char16_t>(u'a' + k % 26)));
+    }
+    // Assigning a text makes it owned again.
+    Message m = viewed->views[1];
+    m.content = u"replaced";
+    CHECK(m.content == u"replaced");
+    CHECK_FALSE(inRequest(m.content));
+  }
+
   TEST_CASE("a UTF-16 request reads like its UTF-8 twin, and maxInputBytes weighs it as UTF-8") {
     // Lone surrogates, a pair, 2- and 3-byte units: what WTF-8 and UTF-16 weigh differently.
     const std::u16string text = u"caf\u00e9 \u4e2d\u6587 \xD83D\xDE00 lone " +

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "jscompat/number.h"
@@ -52,15 +53,16 @@ std::size_t countedLength(const CountedMessage& m) {
   return m.source->contentIsString ? m.source->content.size() : 0;
 }
 
-const U16* countedContent(const CountedMessage& m) {
-  if (m.content != nullptr) return m.content;
-  return m.source->contentIsString ? &m.source->content : nullptr;
+std::optional<js::U16View> countedContent(const CountedMessage& m) {
+  if (m.content != nullptr) return js::U16View(*m.content);
+  if (!m.source->contentIsString) return std::nullopt;
+  return m.source->content.view();
 }
 
 // `4 + content.trim().split(/\s+/).length` (W = 0 when the trimmed content is empty).
 double wordsCount(const CountedMessage& m) {
-  const U16* content = countedContent(m);
-  if (content == nullptr) return 4;
+  const std::optional<js::U16View> content = countedContent(m);
+  if (!content) return 4;
   js::U16View t = js::trimView(*content);
   if (t.empty()) return 4;
   // After trim the text starts and ends with non-space, so words = 1 + inner whitespace runs.
