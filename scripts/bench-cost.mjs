@@ -15,6 +15,7 @@
 // request that produced it.
 //
 //   npm run bench:cost [-- --limit 5] [-- --only mclaude] [-- --windows 32000:24000,100000:80000]
+//                      [-- --precise]  (costs to three places, recall to two)
 //                      [-- --policies everything,compress,manager]
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -35,6 +36,7 @@ const only = option('--only', '');
 const target = Number(option('--target', '0.5'));
 const stableShare = Number(option('--stable-share', '1'));
 const limit = Number(option('--limit', '0'));
+const precise = args.includes('--precise');
 const windows = option('--windows', '32000:24000,100000:80000')
   .split(',')
   .map((w) => w.split(':').map(Number));
@@ -317,10 +319,10 @@ for (const [window, budget] of windows) {
   console.log('| policy | calls over the window | Anthropic | OpenAI | prefix changes | next-call recall |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) {
-    const rel = (p) => (base ? (r.cost[p] / base.cost[p]).toFixed(2) : r.cost[p].toFixed(0));
+    const rel = (p) => (base ? (r.cost[p] / base.cost[p]).toFixed(precise ? 3 : 2) : r.cost[p].toFixed(0));
     console.log(
       `| ${r.label} | ${r.over.toLocaleString('en')} | ${rel('anthropic')} | ${rel('openai')} ` +
-        `| ${r.changes.toLocaleString('en')} | ${((100 * r.found) / Math.max(1, r.of)).toFixed(1)} % |`,
+        `| ${r.changes.toLocaleString('en')} | ${((100 * r.found) / Math.max(1, r.of)).toFixed(precise ? 2 : 1)} % |`,
     );
   }
 }

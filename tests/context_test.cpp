@@ -395,6 +395,60 @@ TEST_SUITE("context") {
     CHECK(later.find("\"Tiny Experiments\"") != std::string::npos);
   }
 
+  TEST_CASE("an artifact a longer one holds is left out of the line, the longer one kept") {
+    const std::string padding =
+        " The team discussed the plan at length and agreed to continue with the next step.";
+    std::vector<Value> messages = {
+        message("user", "Look at the reader. It is src/reader/shelf.ts with config/limits.yaml." +
+                padding),
+        parse(R"({"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function",)"
+              R"("function":{"name":"Read","arguments":"{\"file_path\":\"src/reader/shelf.ts\"}"}}]})"),
+        toolResult("c1", "export const shelfSize = 3;" + padding),
+    };
+    auto items = [&](const std::set<std::u16string>& known) {
+      std::vector<std::string> out;
+      const std::u16string summary =
+          deterministicSummary(messages, 0, messages.size(), 300, known);
+      for (const std::u16string& item : artifactItems(summary.substr(summary.find(u'\n') + 1))) {
+        out.push_back(u8(item));
+      }
+      return out;
+    };
+    auto has = [](const std::vector<std::string>& list, const std::string& item) {
+      return std::find(list.begin(), list.end(), item) != list.end();
+    };
+    const std::vector<std::string> line = items({});
+    CAPTURE(line.size());
+    // The call's quoted argument holds the path and the file name the user wrote: they are not
+    // repeated (the next call finds them inside it), whichever came first.
+    CHECK(has(line, "\"src/reader/shelf.ts\""));
+    CHECK_FALSE(has(line, "src/reader/shelf.ts"));
+    CHECK_FALSE(has(line, "shelf.ts"));
+    CHECK(has(line, "config/limits.yaml"));
+    CHECK_FALSE(has(line, "limits.yaml"));
+    // Nor is an item an older summary of the view holds inside a longer one.
+    const std::vector<std::string> later = items({u"\"config/limits.yaml\""});
+    CHECK_FALSE(has(later, "config/limits.yaml"));
+    CHECK(has(later, "\"src/reader/shelf.ts\""));
+  }
+
+  TEST_CASE("the artifacts line may take 0.95 of what the stats line leaves of the summary") {
+    std::string text = "The files:";
+    for (int i = 0; i < 200; ++i) text += " src/part" + std::to_string(i) + "/module.ts";
+    text += " The team discussed the plan at length and agreed to continue with the next step.";
+    const std::vector<Value> messages = {message("assistant", text)};
+    const double budget = 100;
+    const std::string summary = u8(deterministicSummary(messages, 0, 1, budget));
+    CAPTURE(summary);
+    const std::size_t stats = summary.find('\n');
+    REQUIRE(stats != std::string::npos);
+    const std::size_t end = summary.find('\n', stats + 1);
+    const std::size_t line = (end == std::string::npos ? summary.size() : end) - stats - 1;
+    const std::size_t left = static_cast<std::size_t>(3.5 * budget) - stats - 1;
+    CHECK(line > static_cast<std::size_t>(0.85 * static_cast<double>(left)));
+    CHECK(line <= static_cast<std::size_t>(0.95 * static_cast<double>(left)));
+  }
+
   TEST_CASE("a compress leaves out of a new summary the artifacts older summaries hold") {
     Config c;
     c.contextWindow = 100000;
@@ -409,7 +463,8 @@ TEST_SUITE("context") {
       const std::string own = round == 0 ? "first/only.ts" : "second/only.ts";
       Host host;
       REQUIRE(addMessages(st,
-                          {message("user", "Fix config/limits.yaml and " + own + "." + padding),
+                          {message("user", "Fix the limits. See config/limits.yaml and " + own + "." +
+                                   padding),
                            message("assistant", "Done with config/limits.yaml." + padding),
                            message("user", "Next." + padding),
                            message("assistant", "Ok." + padding)},

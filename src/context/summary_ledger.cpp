@@ -107,12 +107,19 @@ std::vector<U16> quotedPhrases(View text, std::size_t limit) {
   return out;
 }
 
-// Adds `item` unless seen or over the budget; false once the budget is spent.
+// Adds `item` unless the view holds it already or it is over the budget; false once the budget
+// is spent. An item that is part of a longer one (a file name of a path, a path of a quoted
+// argument) is left out, and a longer one takes the place of the items it contains: the next call
+// finds the text either way, and the units go to strings the view does not have.
 struct Collected {
   explicit Collected(std::size_t limit, const std::set<U16>* skip = nullptr)
-      : maxUnits(limit), known(skip) {}
+      : maxUnits(limit), known(skip) {
+    if (!known) return;
+    for (const U16& k : *known) knownText += k + u'\n';
+  }
   std::size_t maxUnits;
   const std::set<U16>* known;
+  U16 knownText;  // the known items, one a line (items hold no line break)
   std::size_t used = 0;
   std::set<U16> seen;
   std::vector<U16> items;
@@ -120,8 +127,19 @@ struct Collected {
     if (item.empty() || seen.count(item) || (known && known->count(item))) return true;
     const std::size_t cost = item.size() + kSeparator.size();
     if (used + cost > maxUnits) return used + kSeparator.size() + 4 <= maxUnits;
-    used += cost;
     seen.insert(item);
+    if (knownText.find(item) != U16::npos) return true;
+    for (const U16& kept : items) {
+      if (kept.size() > item.size() && kept.find(item) != U16::npos) return true;
+    }
+    items.erase(std::remove_if(items.begin(), items.end(),
+                               [&](const U16& kept) {
+                                 if (item.find(kept) == U16::npos) return false;
+                                 used -= kept.size() + kSeparator.size();
+                                 return true;
+                               }),
+                items.end());
+    used += cost;
     items.push_back(std::move(item));
     return true;
   }
