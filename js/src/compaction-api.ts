@@ -12,7 +12,7 @@ import {
   type JsonObject,
   openAIMessagesOf,
 } from './compaction-providers.js';
-import { callSession } from './session-load.js';
+import { callSession, jsonCopy } from './session-load.js';
 import { NativeSession, sessionMessage } from './session-formats.js';
 
 // ---- the conversation document ----------------------------------------------------------------
@@ -438,7 +438,7 @@ export function undo(
 export function fromOpenAI(messages: readonly OpenAIMessage[]): Conversation & {
   compactions: Compaction[];
 } {
-  return conversationFromOpenAI(jsonCopy(messages, 'fromOpenAI()')) as unknown as Conversation & {
+  return conversationFromOpenAI(jsonCopy<Json>(messages, 'fromOpenAI()')) as unknown as Conversation & {
     compactions: Compaction[];
   };
 }
@@ -453,8 +453,8 @@ export function fromAnthropic(
   system?: AnthropicSystem | null,
 ): Conversation & { compactions: Compaction[] } {
   return conversationFromAnthropic(
-    jsonCopy(messages, 'fromAnthropic()'),
-    jsonCopy(system, 'fromAnthropic()'),
+    jsonCopy<Json>(messages, 'fromAnthropic()'),
+    jsonCopy<Json>(system, 'fromAnthropic()'),
   ) as unknown as Conversation & { compactions: Compaction[] };
 }
 
@@ -496,28 +496,11 @@ function asJson(value: unknown): unknown {
 }
 
 
-/** The caller's value as the engine would read it: a JSON copy, which the converters may share
- * in their answer. */
-function jsonCopy(value: unknown, caller: string): Json | undefined {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    // BigInt values and cycles: JSON cannot carry them.
-    throw new CompressError(
-      'InvalidInput',
-      `${caller}: the input is not JSON-serialisable (${error instanceof Error ? error.message : String(error)})`,
-      '',
-      { cause: error },
-    );
-  }
-  return text === undefined ? undefined : (JSON.parse(text) as Json);
-}
 
 /** A conversation or view validated by the engine (errors as for project), as a JSON copy. */
 function checked(conversation: Conversation | ProjectedView, caller: string): JsonObject {
   run({ op: 'check', conversation }, caller);
-  return jsonCopy(engineRequest({ conversation }).conversation, caller) as JsonObject;
+  return jsonCopy<Json>(engineRequest({ conversation }).conversation, caller) as JsonObject;
 }
 
 // ---- provider formats (issue 20 item 1) ---------------------------------------------------------
@@ -548,7 +531,7 @@ export function fromMessages<M>(
   const given = options?.format;
   const format = given ?? detectFormat(messages, { system: options?.system }) ?? 'openai-chat';
   const { session, views } = nativeViews(format, options?.system, messages, 'fromMessages()');
-  const conversation = conversationFromOpenAI(jsonCopy(views, 'fromMessages()')) as unknown as Conversation & {
+  const conversation = conversationFromOpenAI(jsonCopy<Json>(views, 'fromMessages()')) as unknown as Conversation & {
     compactions: Compaction[];
   };
   delete conversation.source; // the views' own shapes: the native messages are the source

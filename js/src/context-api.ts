@@ -5,7 +5,7 @@ import { CompressError } from './errors.js';
 import type { MessageFormat } from './format-shapes.js';
 import { detectFormat } from './format-detect.js';
 import { compactionPoint, type CachePrices } from './cache-policy.js';
-import { callSession, currentSessionInstance, sessionInstance } from './session-load.js';
+import { callSession, currentSessionInstance, jsonCopy, sessionInstance } from './session-load.js';
 import { NativeSession, type NativeHistory } from './session-formats.js';
 import { foldChains, requestMessages, unfoldChains } from './tool-chains.js';
 
@@ -957,21 +957,6 @@ function closeHeld(held: HeldState): void {
   }
 }
 
-/** A JSON copy of a caller's value (what the engine would keep of it), read once. */
-function jsonCopy(value: unknown, caller: string): ChatMessage | ChatMessage[] | undefined {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new CompressError(
-      'InvalidInput',
-      `${caller}: the input is not JSON-serialisable (${error instanceof Error ? error.message : String(error)})`,
-      '',
-      { cause: error },
-    );
-  }
-  return text === undefined ? undefined : (JSON.parse(text) as ChatMessage | ChatMessage[]);
-}
 
 // ---- stateless utilities ------------------------------------------------------------------------
 

@@ -170,6 +170,29 @@ export function debugSessionTrap(): void {
   }
 }
 
+/**
+ * @internal The JSON text of a caller's value, as the session engines read their requests: a
+ * value JSON cannot carry (a BigInt, a cycle) is a typed error naming the caller.
+ */
+export function jsonTextOf(value: unknown, caller: string): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    throw new CompressError(
+      'InvalidInput',
+      `${caller}: the input is not JSON-serialisable (${describe(error)})`,
+      '',
+      { cause: error },
+    );
+  }
+}
+
+/** @internal A JSON copy of a caller's value (what the engine would keep of it), read once. */
+export function jsonCopy<T>(value: unknown, caller: string): T | undefined {
+  const text = jsonTextOf(value, caller);
+  return text === undefined ? undefined : (JSON.parse(text) as T);
+}
+
 function describe(value: unknown): string {
   return value instanceof Error ? value.message : String(value);
 }

@@ -5,6 +5,7 @@
 // is documented in src/context/tool_groups.h, whose C++ twin the native tests and cce-session.wasm
 // keep; js/test/context-fold.test.mjs checks that both give the same messages.
 import { CompressError } from './errors.js';
+import { jsonTextOf } from './session-load.js';
 
 type Obj = Record<string, unknown>;
 
@@ -44,17 +45,7 @@ function copy(value: unknown): unknown {
  * each element an object.
  */
 export function requestMessages(op: 'fold' | 'unfold', messages: unknown, caller: string): Obj[] {
-  let text: string;
-  try {
-    text = JSON.stringify({ op, messages });
-  } catch (error) {
-    throw new CompressError(
-      'InvalidInput',
-      `${caller}: the input is not JSON-serialisable (${error instanceof Error ? error.message : String(error)})`,
-      '',
-      { cause: error },
-    );
-  }
+  const text = jsonTextOf({ op, messages }, caller) as string;
   checkNesting(text);
   const list = (JSON.parse(text) as { messages?: unknown }).messages;
   if (!Array.isArray(list)) {

@@ -5,7 +5,6 @@
 // (tests/compaction_test.cpp), byte for byte, plus what moving them to JS could break: the input
 // untouched, answers that share nothing with it, JSON semantics and typed errors.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import {
@@ -19,21 +18,8 @@ import {
   toOpenAI,
 } from 'cce-wasm/compaction';
 import { sessionTraffic } from '../../dist/session-load.js';
-import { sharedUrl } from './support/shared-data.mjs';
+import { deepFreeze, golden, json, loadReal } from './support/compaction-fixtures.mjs';
 
-const golden = (name) =>
-  JSON.parse(readFileSync(new URL(`../../tests/golden/compaction/${name}`, import.meta.url), 'utf8'));
-const REAL = sharedUrl('data/real/');
-const loadReal = (file) =>
-  existsSync(new URL(file, REAL)) ? JSON.parse(readFileSync(new URL(file, REAL), 'utf8')) : null;
-const json = (value) => JSON.stringify(value);
-const deepFreeze = (value) => {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-};
 const withLog = (conversation, compactions) => ({ ...conversation, compactions });
 const invalidAt = (path, message) => (e) =>
   e instanceof CompressError && e.code === 'InvalidInput' && e.path === path &&

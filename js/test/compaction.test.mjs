@@ -2,7 +2,6 @@
 // cce-wasm/compaction (issue 8) through the built package: RFD 064 projections, stacking, extension,
 // bounds, dry run, undo and provider round trips.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -19,21 +18,8 @@ import {
   undo,
 } from 'cce-wasm/compaction';
 import { checkConversation } from 'cce-wasm/context';
-import { sharedUrl } from './support/shared-data.mjs';
+import { deepFreeze, golden, json, loadReal } from './support/compaction-fixtures.mjs';
 
-const golden = (name) =>
-  JSON.parse(readFileSync(new URL(`../../tests/golden/compaction/${name}`, import.meta.url), 'utf8'));
-const REAL = sharedUrl('data/real/');
-const loadReal = (file) =>
-  existsSync(new URL(file, REAL)) ? JSON.parse(readFileSync(new URL(file, REAL), 'utf8')) : null;
-const json = (value) => JSON.stringify(value);
-const deepFreeze = (value) => {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-};
 
 // The RFD's hints: keep the path of a file read, strip the bodies of file writes.
 const RFD_HINTS = {
