@@ -293,10 +293,10 @@ function encodeMessage(
   safe: boolean,
   lowered: (number | string)[] | undefined,
   priceImages: boolean,
-): void {
+): unknown {
   if (typeof message !== 'object' || message === null) {
     out.word(NOT_OBJECT);
-    return;
+    return undefined;
   }
   const m = message as Obj;
   const content = m.content;
@@ -339,8 +339,9 @@ function encodeMessage(
       }
     }
   }
+  const id = m.id;
   out.word(flags);
-  out.scalar(m.id);
+  out.scalar(id);
   out.scalar(m.role);
   if (flags & BAD_PART) out.word(badPart);
   if (flags & CONTENT_STRING) out.string(content as string);
@@ -356,6 +357,7 @@ function encodeMessage(
   if (lowered && text !== undefined && text.length >= FUZZY_MIN_LENGTH) {
     lowered.push(index, text.toLowerCase());
   }
+  return id;
 }
 
 /** The options the engine reads, as JSON would carry them (it reports bad types itself). */
@@ -646,6 +648,8 @@ class CompressRun {
   private readonly input: Message[];
   /** What rebuilt messages are spread from: `input` itself, or (async) copies made at call time. */
   private readonly fields: Message[];
+  /** Each message's `id` as the request carried it (see `result`). */
+  private readonly ids: unknown[] = [];
 
   constructor(
     private readonly given: Message[],
@@ -685,7 +689,7 @@ class CompressRun {
           let i = 0;
           try {
             for (; i < input.length; i++) {
-              encodeMessage(out, input[i], i, this.safe, lowered, priceImages);
+              this.ids.push(encodeMessage(out, input[i], i, this.safe, lowered, priceImages));
               const calls = billed ? (input[i] as Obj | null)?.tool_calls : undefined;
               if (Array.isArray(calls) && calls.length > 0) withCalls.push([i, calls]);
             }
@@ -901,7 +905,13 @@ class CompressRun {
       messages = this.given; // as the reference: the input array itself (spec §13 example 12)
     }
     const verbatim: VerbatimMap = {};
-    for (const [key, source, ensureMetadata] of plan.verbatim) {
+    for (const [text, source, ensureMetadata] of plan.verbatim) {
+      // The key is String(id) of the id the request carried: for a string id, that very string.
+      // Keyed by it rather than by the answer's copy, the map reuses the hash V8 keeps on the
+      // caller's string (a fresh copy is hashed and looked up in the string table anew: 1,784 of
+      // them on the scale session, about half of this loop's time).
+      const id = this.ids[source];
+      const key = id === text ? (id as string) : text;
       let value = this.input[source] as Message;
       if (ensureMetadata) {
         try {
