@@ -88,18 +88,8 @@ export function callSession<Output, Pending = never>(
   request: object,
   caller: string,
 ): SessionAnswer<Output, Pending> {
-  let text: string;
-  try {
-    text = JSON.stringify(request);
-  } catch (error) {
-    // BigInt values and cycles: JSON cannot carry them.
-    throw new CompressError(
-      'InvalidInput',
-      `${caller}: the input is not JSON-serialisable (${describe(error)})`,
-      '',
-      { cause: error },
-    );
-  }
+  // A request is an object, so it always has a JSON text (or a typed error).
+  const text = jsonTextOf(request, caller) as string;
   const loader = loaderOf(entry);
   const raw = loader.engine();
   let answer: string;
@@ -178,6 +168,7 @@ export function jsonTextOf(value: unknown, caller: string): string | undefined {
   try {
     return JSON.stringify(value);
   } catch (error) {
+    // BigInt values and cycles: JSON cannot carry them.
     throw new CompressError(
       'InvalidInput',
       `${caller}: the input is not JSON-serialisable (${describe(error)})`,
