@@ -495,12 +495,12 @@ function asJson(value: unknown): unknown {
   }
 }
 
-
-
-/** A conversation or view validated by the engine (errors as for project), as a JSON copy. */
+/** A conversation or view validated by the engine (errors as for project), as a JSON copy of
+ * what the engine read. */
 function checked(conversation: Conversation | ProjectedView, caller: string): JsonObject {
-  run({ op: 'check', conversation }, caller);
-  return jsonCopy<Json>(engineRequest({ conversation }).conversation, caller) as JsonObject;
+  const request = engineRequest({ op: 'check', conversation });
+  callSession('compactionJson', request, caller);
+  return jsonCopy<Json>(request.conversation, caller) as JsonObject;
 }
 
 // ---- provider formats (issue 20 item 1) ---------------------------------------------------------
