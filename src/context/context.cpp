@@ -93,6 +93,10 @@ struct Frame {
   }
 };
 
+bool holds(const std::vector<U16>& ids, const U16& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
 // Adds the argument names not yet in `keys`, up to kToolKeysInStats.
 void addToolKeys(std::vector<U16>& keys, const std::vector<U16>& more) {
   for (const U16& key : more) {
@@ -765,12 +769,8 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
 // The part of a ledger an operation changes: its active checkpoints, counters and summary counts,
 // with an empty archive and log for what the operation appends (commitChanges).
 Ledger changesOf(const Ledger& l) {
-  Ledger next;
-  next.checkpoints = l.checkpoints;
-  next.compressions = l.compressions;
-  next.nextId = l.nextId;
-  next.summaryTokens = l.summaryTokens;
-  return next;
+  // Copy-constructed members: a copy assignment would instantiate Checkpoint's, for this alone.
+  return Ledger{l.checkpoints, {}, {}, l.compressions, l.nextId, l.summaryTokens};
 }
 
 void commitChanges(Ledger& l, Ledger&& next) {
@@ -839,7 +839,7 @@ void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reaso
                               CompressOutcome& out) {
   ViewResult v = viewOf(f, l, host, Build::Validation);
   out.usage = v.usage;
-  out.validation = v.validation;
+  out.validation = std::move(v.validation);
   out.validation.reasons.insert(out.validation.reasons.begin(), reason);
   out.progress.push_back({"validate", 100, reason.message});
   out.again = false;
@@ -1225,8 +1225,10 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   auto at = std::lower_bound(next.checkpoints.begin(), next.checkpoints.end(), s,
                              [](const Checkpoint& cp, std::size_t x) { return cp.start < x; });
   next.checkpoints.insert(at, created);
-  std::set<U16> resummarise = {createdId};
-  std::set<U16> summarised;  // merged already, from their parts' summaries
+  // Ids, a few per compress, each held once: vectors searched in order (a std::set here was the
+  // module's one tree erase besides the handle table's).
+  std::vector<U16> resummarise = {createdId};
+  std::vector<U16> summarised;  // merged already, from their parts' summaries
   std::vector<Value> events;
   {
     Value ev = event(u"create", createdId, now);
@@ -1265,10 +1267,13 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
           [&](double budget) { return mergedSummary(stats, bodies, budget); },
           bodies[0].size() + bodies[1].size());
       merged.stats = std::move(stats);
-      summarised.insert(merged.id);
+      summarised.push_back(merged.id);
     }
     for (Checkpoint* old : {&a, &b}) {
-      resummarise.erase(old->id);
+      if (auto it = std::find(resummarise.begin(), resummarise.end(), old->id);
+          it != resummarise.end()) {
+        resummarise.erase(it);
+      }
       old->status = u"merged";
       old->replacedBy = merged.id;
       next.archive.push_back(*old);
@@ -1280,13 +1285,13 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     ev.members.push_back({u"from", std::move(from)});
     ev.members.push_back({u"messageRange", rangeValue(merged.start, merged.end)});
     events.push_back(std::move(ev));
-    resummarise.insert(merged.id);
+    resummarise.push_back(merged.id);
     out.merged.push_back(merged.id);
     next.checkpoints[pair] = std::move(merged);
     next.checkpoints.erase(next.checkpoints.begin() + static_cast<long>(pair) + 1);
   }
   for (Checkpoint& cp : next.checkpoints) {
-    if (resummarise.count(cp.id) || cp.level == Level::Compact ||
+    if (holds(resummarise, cp.id) || cp.level == Level::Compact ||
         number - cp.compressionNumber < static_cast<double>(c.ageAfter)) {
       continue;
     }
@@ -1296,7 +1301,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     ev.members.push_back({u"to", Value::fromString(u16(levelName(lower)))});
     events.push_back(std::move(ev));
     cp.level = lower;
-    resummarise.insert(cp.id);
+    resummarise.push_back(cp.id);
     out.aged.push_back(cp.id);
   }
 
@@ -1304,7 +1309,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   // of its range.
   std::size_t fromHost = 0;
   for (Checkpoint& cp : next.checkpoints) {
-    if (!resummarise.count(cp.id) || summarised.count(cp.id)) continue;
+    if (!holds(resummarise, cp.id) || holds(summarised, cp.id)) continue;
     Summary summary = summarizeRange(f, cp.start, cp.end, cp.level,
                                      summaryBudget(cp.level, cp.originalTokens, f.available), host,
                                      knownArtifacts(next.checkpoints, cp.start));
@@ -1321,13 +1326,13 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
 
   // createCheckpoint: counts and ratios.
   for (Checkpoint& cp : next.checkpoints) {
-    if (!resummarise.count(cp.id)) continue;
+    if (!holds(resummarise, cp.id)) continue;
     cp.compressedTokens = countMessage(c, nullptr, host, canonicalSummaryMessage(cp.summary));
     cp.compressionRatio =
         cp.compressedTokens > 0 ? cp.originalTokens / cp.compressedTokens : cp.originalTokens;
   }
   for (const Checkpoint& cp : next.checkpoints) {
-    if (cp.id == createdId) out.checkpoint = cp;
+    if (cp.id == createdId) out.checkpoint.emplace(cp);
   }
   out.progress.push_back({"createCheckpoint", 75,
                           js::toUtf8(createdId) + ": " + num(originalTokens) + " -> " +
@@ -1347,7 +1352,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   if (host.pending()) return out;
   out.compressed = true;
   out.usage = v.usage;
-  out.validation = v.validation;
+  out.validation = std::move(v.validation);
   if (trimmedGroups) {
     out.validation.reasons.push_back(
         {"summaryInputTrimmed", num(trimmedGroups) + " newest groups (" + rangeText(e, plan.end) +
@@ -1355,10 +1360,10 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   }
   out.again = v.usage.shouldCompress;  // a view that does not fit is over the threshold too
   out.progress.push_back({"validate", 100,
-                          v.validation.fits ? "view fits: " + num(v.usage.conversation) + " of " +
-                                                  num(v.usage.available) + " tokens (" +
-                                                  num(v.usage.percent) + "%)"
-                                            : v.validation.reasons.front().message});
+                          out.validation.fits ? "view fits: " + num(v.usage.conversation) + " of " +
+                                                    num(v.usage.available) + " tokens (" +
+                                                    num(v.usage.percent) + "%)"
+                                              : out.validation.reasons.front().message});
   commitChanges(st.ledger, std::move(next));
   return out;
 }
@@ -1378,8 +1383,7 @@ Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Ho
                  "undo(): checkpoint \"" + js::toUtf8(id) + "\" is not active: " + why,
                  "/checkpoint"};
   }
-  UndoOutcome out;
-  out.checkpoint = *it;
+  UndoOutcome out{*it, {}};
   out.checkpoint.status = u"undone";
   next.archive.push_back(out.checkpoint);
   next.checkpoints.erase(it);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -341,9 +342,16 @@ Value summaryTokensJson(const Ledger& l) {
 // States held between calls ("open" -> handle): an operation naming a handle reads and updates
 // the state in place, so it costs what it touches rather than a parse and a write of the history.
 // Handles are never reused; "close" frees one.
+// Handle h is slot h - 1 (empty once closed): a vector rather than a std::map, whose node erase
+// and lookups were code this module carried for this table alone.
 struct OpenStates {
-  std::map<double, State> states;
-  double next = 1;
+  std::vector<std::unique_ptr<State>> states;
+  std::size_t open = 0;
+  State* find(double handle) {
+    if (!(handle >= 1 && handle <= static_cast<double>(states.size()))) return nullptr;
+    const auto slot = static_cast<std::size_t>(handle);
+    return slot == handle ? states[slot - 1].get() : nullptr;
+  }
 };
 OpenStates& openStates() {
   static OpenStates table;
@@ -353,10 +361,9 @@ OpenStates& openStates() {
 Result<State*> stateOfHandle(const Value& request) {
   const Value* handle = request.find(u"handle");
   if (!handle || !handle->isNumber()) return invalid("handle must be a number", "/handle");
-  auto it = openStates().states.find(handle->number);
-  if (it == openStates().states.end())
-    return invalid("no open context state has this handle", "/handle");
-  return &it->second;
+  State* st = openStates().find(handle->number);
+  if (!st) return invalid("no open context state has this handle", "/handle");
+  return st;
 }
 
 }  // namespace
@@ -580,8 +587,10 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
     Usage u = usage(loaded.value(), host);
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     OpenStates& table = openStates();
-    const double handle = table.next++;
-    State& st = table.states[handle] = std::move(loaded.value());
+    table.states.push_back(std::make_unique<State>(std::move(loaded.value())));
+    ++table.open;
+    const double handle = static_cast<double>(table.states.size());
+    State& st = *table.states.back();
     Value out = Value::object();
     out.members.push_back({u"handle", number(handle)});
     out.members.push_back({u"usage", usageToJson(u)});
@@ -591,9 +600,13 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
   if (op == "close") {
     const Value* handle = request.find(u"handle");
     if (!handle || !handle->isNumber()) return errorEnvelope(invalid("handle must be a number", "/handle"));
-    openStates().states.erase(handle->number);
+    OpenStates& table = openStates();
+    if (table.find(handle->number)) {
+      table.states[static_cast<std::size_t>(handle->number) - 1].reset();
+      --table.open;
+    }
     Value out = Value::object();
-    out.members.push_back({u"open", size(openStates().states.size())});
+    out.members.push_back({u"open", size(table.open)});
     return okEnvelope("output", out);
   }
 
