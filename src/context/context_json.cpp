@@ -624,18 +624,16 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
 
   // The state: one held by handle (updated in place) or one sent with the request.
   const bool held = request.find(u"handle") != nullptr;
-  State sent;
-  State* target = &sent;
+  Value* stateValue = request.find(u"state");
+  if (!held && !stateValue) return errorEnvelope(invalid("state is required", "/state"));
+  // Initialised, not assigned: the module then has no State move assignment to carry.
+  Result<State> sent = held ? Result<State>(State()) : stateFromJson(std::move(*stateValue));
+  if (!sent) return errorEnvelope(sent.error());
+  State* target = &sent.value();
   if (held) {
     Result<State*> found = stateOfHandle(request);
     if (!found) return errorEnvelope(found.error());
     target = found.value();
-  } else {
-    Value* stateValue = request.find(u"state");
-    if (!stateValue) return errorEnvelope(invalid("state is required", "/state"));
-    Result<State> loaded = stateFromJson(std::move(*stateValue));
-    if (!loaded) return errorEnvelope(loaded.error());
-    sent = std::move(loaded.value());
   }
   State& st = *target;
   const std::size_t archiveFrom = st.ledger.archive.size();
