@@ -632,12 +632,19 @@ void refreshSummaryTokens(const Frame& f, Ledger& l, Host& host) {
 // "12 messages (5 user, 4 assistant, 3 tool); tools used: read_file, grep."
 U16 statsLine(const RangeStats& s) {
   std::string stats = num(s.messages) + (s.messages == 1 ? " message (" : " messages (");
-  std::vector<std::string> parts;
-  if (s.users) parts.push_back(num(s.users) + " user");
-  if (s.assistants) parts.push_back(num(s.assistants) + " assistant");
-  if (s.tools) parts.push_back(num(s.tools) + " tool");
-  if (s.others) parts.push_back(num(s.others) + " other");
-  for (std::size_t k = 0; k < parts.size(); ++k) stats += (k ? ", " : "") + parts[k];
+  // The non-zero counts, appended in place (a vector of parts was the module's only
+  // std::vector<std::string>).
+  const char* separator = "";
+  for (const auto& [count, what] : {std::pair<std::size_t, const char*>{s.users, " user"},
+                                    {s.assistants, " assistant"},
+                                    {s.tools, " tool"},
+                                    {s.others, " other"}}) {
+    if (!count) continue;
+    stats += separator;
+    stats += num(count);
+    stats += what;
+    separator = ", ";
+  }
   U16 header = u16(stats + ")");
   if (!s.toolNames.empty()) {
     header += u"; tools used: ";
