@@ -342,15 +342,17 @@ Value summaryTokensJson(const Ledger& l) {
 // States held between calls ("open" -> handle): an operation naming a handle reads and updates
 // the state in place, so it costs what it touches rather than a parse and a write of the history.
 // Handles are never reused; "close" frees one.
-// Handle h is slot h - 1 (empty once closed): a vector rather than a std::map, whose node erase
-// and lookups were code this module carried for this table alone.
+// Handle h is slot h - 1 (null once closed; the table owns what its slots point to): a vector
+// of plain pointers rather than a std::map, whose node erase and lookups were code this module
+// carried for this table alone, or unique_ptrs, whose vector code would be too (a vector of
+// pointers compiles to the same functions as the engine's other vectors of pointers).
 struct OpenStates {
-  std::vector<std::unique_ptr<State>> states;
+  std::vector<State*> states;
   std::size_t open = 0;
-  State* find(double handle) {
+  State* find(double handle) const {
     if (!(handle >= 1 && handle <= static_cast<double>(states.size()))) return nullptr;
     const auto slot = static_cast<std::size_t>(handle);
-    return slot == handle ? states[slot - 1].get() : nullptr;
+    return slot == handle ? states[slot - 1] : nullptr;
   }
 };
 OpenStates& openStates() {
@@ -587,7 +589,7 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
     Usage u = usage(loaded.value(), host);
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     OpenStates& table = openStates();
-    table.states.push_back(std::make_unique<State>(std::move(loaded.value())));
+    table.states.push_back(new State(std::move(loaded.value())));
     ++table.open;
     const double handle = static_cast<double>(table.states.size());
     State& st = *table.states.back();
@@ -601,8 +603,9 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
     const Value* handle = request.find(u"handle");
     if (!handle || !handle->isNumber()) return errorEnvelope(invalid("handle must be a number", "/handle"));
     OpenStates& table = openStates();
-    if (table.find(handle->number)) {
-      table.states[static_cast<std::size_t>(handle->number) - 1].reset();
+    if (State* open = table.find(handle->number)) {
+      delete open;
+      table.states[static_cast<std::size_t>(handle->number) - 1] = nullptr;
       --table.open;
     }
     Value out = Value::object();
