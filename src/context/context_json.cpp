@@ -343,9 +343,8 @@ Value summaryTokensJson(const Ledger& l) {
 // the state in place, so it costs what it touches rather than a parse and a write of the history.
 // Handles are never reused; "close" frees one.
 // Handle h is slot h - 1 (null once closed; the table owns what its slots point to): a vector
-// of plain pointers rather than a std::map, whose node erase and lookups were code this module
-// carried for this table alone, or unique_ptrs, whose vector code would be too (a vector of
-// pointers compiles to the same functions as the engine's other vectors of pointers).
+// rather than a std::map, whose node erase and lookups were code this module carried for this
+// table alone; of plain pointers, whose vector code is smaller than unique_ptrs' (-52 gzip).
 struct OpenStates {
   std::vector<State*> states;
   std::size_t open = 0;
