@@ -697,10 +697,12 @@ std::size_t artifactCandidates(double budget) {
 // that costs more per character under the script estimate (CJK: about one token each) is made
 // again with a smaller budget to fit. `input` (the summariser's input units) goes to the state's
 // work counter once per attempt.
-template <typename Make>
-U16 fitted(const State& st, double budget, Make make, std::size_t input) {
+// `make` is called through a pointer: one compiled loop for both kinds of summary.
+using MakeSummary = U16 (*)(const void* context, double budget);
+U16 fitted(const State& st, double budget, MakeSummary make, const void* context,
+           std::size_t input) {
   st.summarised += input;
-  U16 text = make(budget);
+  U16 text = make(context, budget);
   if (st.config.scriptEstimate && !st.config.tokenCounter) {
     double scale = 1;
     for (int attempt = 0; attempt < 4; ++attempt) {
@@ -708,7 +710,7 @@ U16 fitted(const State& st, double budget, Make make, std::size_t input) {
       if (tokens <= budget || tokens == 0) break;
       scale *= budget / tokens * 0.95;
       st.summarised += input;
-      text = make(budget * scale);
+      text = make(context, budget * scale);
     }
   }
   return text;
@@ -766,9 +768,18 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
   RangeStats stats = RangeStats::of(f.st.messages, start, end);
   const std::vector<U16> artifacts =
       rangeArtifacts(f.st.messages, start, end, artifactCandidates(budget), nullptr, &known);
+  struct Parts {
+    const RangeStats& stats;
+    const std::vector<U16>& artifacts;
+    U16View transcript;
+  } parts{stats, artifacts, transcript};
   out.text = fitted(
-      f.st, budget, [&](double b) { return withStatsLine(stats, artifacts, transcript, b); },
-      transcript.size());
+      f.st, budget,
+      [](const void* context, double b) {
+        const Parts& p = *static_cast<const Parts*>(context);
+        return withStatsLine(p.stats, p.artifacts, p.transcript, b);
+      },
+      &parts, transcript.size());
   out.stats = std::move(stats);
   return out;
 }
@@ -1269,10 +1280,17 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
       RangeStats stats = statsOf(f, a);
       stats.append(statsOf(f, b));
       const std::vector<U16View> bodies = {summaryBody(a), summaryBody(b)};
+      struct Parts {
+        const RangeStats& stats;
+        const std::vector<U16View>& bodies;
+      } parts{stats, bodies};
       merged.summary = fitted(
           st, summaryBudget(Level::Compact, merged.originalTokens, f.available),
-          [&](double budget) { return mergedSummary(stats, bodies, budget); },
-          bodies[0].size() + bodies[1].size());
+          [](const void* context, double budget) {
+            const Parts& p = *static_cast<const Parts*>(context);
+            return mergedSummary(p.stats, p.bodies, budget);
+          },
+          &parts, bodies[0].size() + bodies[1].size());
       merged.stats = std::move(stats);
       summarised.push_back(merged.id);
     }
