@@ -515,20 +515,16 @@ const char* structureIssueName(StructureIssue::Kind kind) {
 
 namespace {
 
-// checkStructure over a list of messages or of pointers to them (a view names the history's
-// messages instead of copying them): `at(m, i)` is message i.
-const Value& at(const std::vector<Value>& m, std::size_t i) { return m[i]; }
-const Value& at(const std::vector<const Value*>& m, std::size_t i) { return *m[i]; }
-
-// `turns[i]` is turnOf(message i), looked up once per message: each check looks at a message's
-// neighbours too, and a context view is validated on every call.
-template <typename List>
-std::vector<StructureIssue> structureIssues(const List& list, const std::vector<Turn>& turns) {
+// checkStructure over pointers to the messages (a view names the history's messages instead of
+// copying them). `turns[i]` is turnOf(message i), looked up once per message: each check looks
+// at a message's neighbours too, and a context view is validated on every call.
+std::vector<StructureIssue> structureIssues(const std::vector<const Value*>& list,
+                                            const std::vector<Turn>& turns) {
   using Kind = StructureIssue::Kind;
   using Role = Turn::Role;
   std::vector<StructureIssue> issues;
   const std::size_t n = list.size();
-  auto m = [&list](std::size_t i) -> const Value& { return at(list, i); };
+  auto m = [&list](std::size_t i) -> const Value& { return *list[i]; };
   std::size_t lastTurn = n;  // index of the previous non-system message
   // The call ids a run of tool messages may answer (those of the assistant message before the
   // run), collected once per run so n parallel results cost n lookups, not n scans of n calls.
@@ -601,11 +597,18 @@ Turn turnOf(const Value& m) {
   return t;
 }
 
+// Through the pointer form: one compiled copy of the checks (each copy was about 1 KB of the
+// context module), for a list of pointers the "check" op builds once per call.
 std::vector<StructureIssue> checkStructure(const std::vector<Value>& messages) {
+  std::vector<const Value*> list;
   std::vector<Turn> turns;
+  list.reserve(messages.size());
   turns.reserve(messages.size());
-  for (const Value& m : messages) turns.push_back(turnOf(m));
-  return structureIssues(messages, turns);
+  for (const Value& m : messages) {
+    list.push_back(&m);
+    turns.push_back(turnOf(m));
+  }
+  return structureIssues(list, turns);
 }
 
 std::vector<StructureIssue> checkStructure(const std::vector<const Value*>& messages,
