@@ -393,8 +393,6 @@ struct ViewList {
   std::uint64_t summaryHash = 1469598103934665603ull;  // of the runs and roles (summaryKey)
 };
 
-const Value& item(const std::vector<Value>& m, std::size_t i) { return m[i]; }
-const Value& item(const std::vector<const Value*>& m, std::size_t i) { return *m[i]; }
 
 void buildMessages(const Frame& f, const Ledger& l, const std::vector<Segment>& segments,
                    ViewList& out) {
@@ -462,22 +460,23 @@ bool adjacentInHistory(const std::vector<Value>& h, long a, long b) {
   return true;
 }
 
-// Where the run of tool messages before index x of `m` starts (x itself when m[x - 1] is not a
-// tool message). Queries come in increasing order, so the run found last is extended forward
-// instead of scanned again: n results of one run cost O(n) in all, not O(n^2).
-template <typename List>
+// Where the run of tool messages before index x of a list starts (x itself when message x - 1 is
+// not a tool message), read from the list's turns (turnOf: Role::Tool is the role "tool"), so the
+// view's list and the history share one compiled copy. Queries come in increasing order, so the
+// run found last is extended forward instead of scanned again: n results of one run cost O(n)
+// in all, not O(n^2).
 class ToolRunStart {
  public:
-  explicit ToolRunStart(const List& m) : m_(m) {}
+  explicit ToolRunStart(const std::vector<Turn>& turns) : m_(turns) {}
   std::size_t operator()(std::size_t x) {
     if (known_ && x >= lo_ && x <= hi_) return lo_;
     if (known_ && x > hi_) {
       std::size_t j = hi_;
-      while (j < x && roleOf(item(m_, j)) == u"tool") ++j;
+      while (j < x && m_[j].role == Turn::Role::Tool) ++j;
       if (j == x) return hi_ = x, lo_;
     }
     std::size_t q = x;
-    while (q > 0 && roleOf(item(m_, q - 1)) == u"tool") --q;
+    while (q > 0 && m_[q - 1].role == Turn::Role::Tool) --q;
     known_ = true;
     lo_ = q;
     hi_ = x;
@@ -485,17 +484,19 @@ class ToolRunStart {
   }
 
  private:
-  const List& m_;
+  const std::vector<Turn>& m_;
   bool known_ = false;
   std::size_t lo_ = 0, hi_ = 0;
 };
 
 // Structure problems of the view that the history does not have at the same place.
-std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h, const ViewList& v) {
+// `turns` are the history's (its index's).
+std::vector<StructureIssue> introducedIssues(const std::vector<Value>& h,
+                                             const std::vector<Turn>& turns, const ViewList& v) {
   std::vector<StructureIssue> out;
   const auto& src = v.sources;
-  ToolRunStart<std::vector<const Value*>> viewRun(v.messages);
-  ToolRunStart<std::vector<Value>> historyRun(h);
+  ToolRunStart viewRun(v.turns);
+  ToolRunStart historyRun(turns);
   for (const StructureIssue& issue : checkStructure(v.messages, v.turns)) {
     const std::size_t i = issue.index;
     bool introduced = src[i] < 0;
@@ -577,7 +578,7 @@ Validation validate(const Frame& f, const Ledger& l, const Usage& u, const ViewL
                                                                : "; nothing more to compress "
                                                                  "without breaking keepLast")});
   }
-  for (const StructureIssue& issue : introducedIssues(f.st.messages, v)) {
+  for (const StructureIssue& issue : introducedIssues(f.st.messages, f.st.index.turns, v)) {
     val.reasons.push_back({"structure", std::string(structureIssueName(issue.kind)) +
                                             " at view message " + num(issue.index)});
   }
