@@ -141,9 +141,11 @@ Value idList(const std::vector<std::u16string>& ids) {
   return a;
 }
 
-Result<Checkpoint> parseCheckpoint(const Value& v, const std::string& path) {
+// The readers of a state fill their caller's objects and answer Result<bool>: a Result of a
+// State, a Checkpoint or a vector of them would each carry its own default construction and
+// moves into the module (for the errors' sake).
+Result<bool> parseCheckpoint(const Value& v, const std::string& path, Checkpoint& cp) {
   if (!v.isObject()) return invalid("a checkpoint must be an object", path);
-  Checkpoint cp;
   Reader r{v, path, "checkpoint", {}};
   std::u16string level, summarizer;
   const Value* range = v.find(u"messageRange");
@@ -196,19 +198,19 @@ Result<Checkpoint> parseCheckpoint(const Value& v, const std::string& path) {
   if (const Value* status = v.find(u"status"); status && status->isString())
     cp.status = status->string;
   if (const Value* by = v.find(u"replacedBy"); by && by->isString()) cp.replacedBy = by->string;
-  return cp;
+  return true;
 }
 
-Result<std::vector<Checkpoint>> parseCheckpoints(const Value* v, const std::string& path) {
-  std::vector<Checkpoint> out;
-  if (!v || v->isNull()) return out;
+Result<bool> parseCheckpoints(const Value* v, const std::string& path,
+                              std::vector<Checkpoint>& out) {
+  if (!v || v->isNull()) return true;
   if (!v->isArray()) return invalid("state" + path.substr(6) + " must be an array", path);
   for (std::size_t i = 0; i < v->items.size(); ++i) {
-    Result<Checkpoint> cp = parseCheckpoint(v->items[i], path + "/" + js::decimalAscii(i));
-    if (!cp) return cp.error();
-    out.push_back(std::move(cp.value()));
+    out.push_back(Checkpoint());
+    Result<bool> ok = parseCheckpoint(v->items[i], path + "/" + js::decimalAscii(i), out.back());
+    if (!ok) return ok;
   }
-  return out;
+  return true;
 }
 
 Value progressJson(const std::vector<ProgressEvent>& events) {
@@ -459,13 +461,15 @@ Value stateToJson(const State& st) {
   return o;
 }
 
-Result<State> stateFromJson(Value&& v) {
+namespace {
+
+// stateFromJson into `st` (contextJson reads states this way: no Result<State> in the module).
+Result<bool> readState(Value&& v, State& st) {
   if (!v.isObject()) return invalid("state must be an object", "/state");
   const Value* format = v.find(u"format");
   if (!format || !format->isString() || format->string != kFormat) {
     return invalid("state.format must be \"cce-context/1\"", "/state/format");
   }
-  State st;
   Result<Config> config = parseConfig(v.find(u"config"), "/state/config");
   if (!config) return config.error();
   st.config = config.value();
@@ -489,13 +493,15 @@ Result<State> stateFromJson(Value&& v) {
     if (!t.isNumber()) return invalid("state.tokens must be numbers", "/state/tokens");
     st.tokens.push_back(t.number);
   }
-  Result<std::vector<Checkpoint>> active =
-      parseCheckpoints(v.find(u"checkpoints"), "/state/checkpoints");
-  if (!active) return active.error();
-  st.ledger.checkpoints = std::move(active.value());
-  Result<std::vector<Checkpoint>> archive = parseCheckpoints(v.find(u"archive"), "/state/archive");
-  if (!archive) return archive.error();
-  st.ledger.archive = std::move(archive.value());
+  if (Result<bool> ok =
+          parseCheckpoints(v.find(u"checkpoints"), "/state/checkpoints", st.ledger.checkpoints);
+      !ok) {
+    return ok;
+  }
+  if (Result<bool> ok = parseCheckpoints(v.find(u"archive"), "/state/archive", st.ledger.archive);
+      !ok) {
+    return ok;
+  }
   if (Value* events = v.find(u"events"); events && events->isArray()) {
     st.ledger.events = std::move(events->items);
   }
@@ -509,7 +515,14 @@ Result<State> stateFromJson(Value&& v) {
       if (m.value.isNumber()) st.ledger.summaryTokens[utf8(m.key)] = m.value.number;
     }
   }
-  if (Result<bool> ok = checkState(st); !ok) return ok.error();
+  return checkState(st);
+}
+
+}  // namespace
+
+Result<State> stateFromJson(Value&& v) {
+  State st;
+  if (Result<bool> ok = readState(std::move(v), st); !ok) return ok.error();
   return st;
 }
 
@@ -582,13 +595,15 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
     if (!stateValue) return errorEnvelope(invalid("state is required", "/state"));
     const Value* echo = request.find(u"echo");
     const bool echoState = echo && echo->isBool() && echo->boolean;
-    Result<State> loaded = stateFromJson(std::move(*stateValue));
-    if (!loaded) return errorEnvelope(loaded.error());
+    // Read in the place it will be held (no State moves in the module).
+    auto loaded = std::make_unique<State>();
+    if (Result<bool> ok = readState(std::move(*stateValue), *loaded); !ok)
+      return errorEnvelope(ok.error());
     Host host;
-    Usage u = usage(loaded.value(), host);
+    Usage u = usage(*loaded, host);
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     OpenStates& table = openStates();
-    table.states.push_back(new State(std::move(loaded.value())));
+    table.states.push_back(loaded.release());
     ++table.open;
     const double handle = static_cast<double>(table.states.size());
     State& st = *table.states.back();
@@ -626,16 +641,17 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
 
   // The state: one held by handle (updated in place) or one sent with the request.
   const bool held = request.find(u"handle") != nullptr;
-  Value* stateValue = request.find(u"state");
-  if (!held && !stateValue) return errorEnvelope(invalid("state is required", "/state"));
-  // Initialised, not assigned: the module then has no State move assignment to carry.
-  Result<State> sent = held ? Result<State>(State()) : stateFromJson(std::move(*stateValue));
-  if (!sent) return errorEnvelope(sent.error());
-  State* target = &sent.value();
+  State sent;
+  State* target = &sent;
   if (held) {
     Result<State*> found = stateOfHandle(request);
     if (!found) return errorEnvelope(found.error());
     target = found.value();
+  } else {
+    Value* stateValue = request.find(u"state");
+    if (!stateValue) return errorEnvelope(invalid("state is required", "/state"));
+    if (Result<bool> ok = readState(std::move(*stateValue), sent); !ok)
+      return errorEnvelope(ok.error());
   }
   State& st = *target;
   const std::size_t archiveFrom = st.ledger.archive.size();
