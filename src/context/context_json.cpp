@@ -85,9 +85,9 @@ struct Reader {
   bool required(const char16_t* key) { return get(key) ? true : fail(key, "is required"); }
 };
 
-Result<Config> parseConfig(const Value* value, const std::string& path) {
+// Reads into `c` (a default Config), as the state's readers below do.
+Result<bool> parseConfig(const Value* value, const std::string& path, Config& c) {
   if (!value || !value->isObject()) return invalid("config must be an object", path);
-  Config c;
   Reader r{*value, path, "config", {}};
   r.required(u"contextWindow") && r.number(u"contextWindow", c.contextWindow) &&
       r.optionalNumber(u"systemPromptTokens", c.systemPromptTokens) &&
@@ -111,7 +111,7 @@ Result<Config> parseConfig(const Value* value, const std::string& path) {
     if (e.path.rfind("/config", 0) == 0) e.path = path + e.path.substr(7);
     return e;
   }
-  return c;
+  return true;
 }
 
 Value configJson(const Config& c) {
@@ -393,7 +393,11 @@ Value ledgerDelta(const Ledger& l, std::size_t archiveFrom, std::size_t eventsFr
   return o;
 }
 
-Result<Config> configFromJson(const Value* value) { return parseConfig(value, "/config"); }
+Result<Config> configFromJson(const Value* value) {
+  Config c;
+  if (Result<bool> ok = parseConfig(value, "/config", c); !ok) return ok.error();
+  return c;
+}
 
 Value usageToJson(const Usage& u) {
   Value o = Value::object();
@@ -470,9 +474,7 @@ Result<bool> readState(Value&& v, State& st) {
   if (!format || !format->isString() || format->string != kFormat) {
     return invalid("state.format must be \"cce-context/1\"", "/state/format");
   }
-  Result<Config> config = parseConfig(v.find(u"config"), "/state/config");
-  if (!config) return config.error();
-  st.config = config.value();
+  if (Result<bool> ok = parseConfig(v.find(u"config"), "/state/config", st.config); !ok) return ok;
   Value* messages = v.find(u"messages");
   if (!messages || !messages->isArray()) {
     return invalid("state.messages must be an array", "/state/messages");
@@ -580,10 +582,9 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
   }
 
   if (op == "create") {
-    Result<Config> config = configFromJson(request.find(u"config"));
-    if (!config) return errorEnvelope(config.error());
     State st;
-    st.config = config.value();
+    if (Result<bool> ok = parseConfig(request.find(u"config"), "/config", st.config); !ok)
+      return errorEnvelope(ok.error());
     Host host;
     Value out = Value::object();
     out.members.push_back({u"usage", usageToJson(usage(st, host))});
