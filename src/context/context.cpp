@@ -858,9 +858,15 @@ void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reaso
                               CompressOutcome& out) {
   ViewResult v = viewOf(f, l, host, Build::Validation);
   out.usage = v.usage;
-  out.validation = std::move(v.validation);
-  out.validation.reasons.insert(out.validation.reasons.begin(), reason);
   out.progress.push_back({"validate", 100, reason.message});
+  // `reason` first, then the view's (`out` has none yet): pushes rather than a vector insert,
+  // which the module had for this alone.
+  out.validation.reasons.push_back(std::move(reason));
+  for (Reason& r : v.validation.reasons) out.validation.reasons.push_back(std::move(r));
+  out.validation.fits = v.validation.fits;
+  out.validation.underThreshold = v.validation.underThreshold;
+  out.validation.tokens = v.validation.tokens;
+  out.validation.available = v.validation.available;
   out.again = false;
 }
 
