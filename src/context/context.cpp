@@ -823,8 +823,7 @@ Checkpoint newCheckpoint(const Frame& f, Ledger& l, std::size_t start, std::size
   if (first && second) {
     cp.originalMessageIds.reserve(end - start);
     for (const Checkpoint* part : {first, second}) {
-      cp.originalMessageIds.insert(cp.originalMessageIds.end(), part->originalMessageIds.begin(),
-                                   part->originalMessageIds.end());
+      for (const Value& id : part->originalMessageIds) cp.originalMessageIds.push_back(id);
     }
     return cp;
   }
@@ -883,9 +882,10 @@ void HistoryIndex::update(const std::vector<Value>& messages, const std::vector<
     // computed as for a history of n messages, since appending never changes earlier group starts.
     count = n;
     sysEnd = std::min(sysEnd, n);
+    // Shortened by pops: no resize of a double or Turn vector in the module for this alone.
     starts.resize(n);
-    prefix.resize(n + 1);
-    turns.resize(n);
+    while (prefix.size() > n + 1) prefix.pop_back();
+    while (turns.size() > n) turns.pop_back();
     return;
   }
   // Leading system messages can only grow while every indexed message is one.
@@ -1247,9 +1247,15 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const double number = next.compressions + 1;
   Checkpoint created = newCheckpoint(f, next, s, e, level, number, now);
   const U16 createdId = created.id;
-  auto at = std::lower_bound(next.checkpoints.begin(), next.checkpoints.end(), s,
-                             [](const Checkpoint& cp, std::size_t x) { return cp.start < x; });
-  next.checkpoints.insert(at, created);
+  // In start order: appended, then swapped back to its place (what vector::insert does, without
+  // an instantiation of insert in the module for this alone).
+  std::vector<Checkpoint>& cps = next.checkpoints;
+  const std::size_t place = static_cast<std::size_t>(
+      std::lower_bound(cps.begin(), cps.end(), s,
+                       [](const Checkpoint& cp, std::size_t x) { return cp.start < x; }) -
+      cps.begin());
+  cps.push_back(std::move(created));
+  for (std::size_t k = cps.size() - 1; k > place; --k) std::swap(cps[k], cps[k - 1]);
   // Ids, a few per compress, each held once: vectors searched in order (a std::set here was the
   // module's one tree erase besides the handle table's).
   std::vector<U16> resummarise = {createdId};

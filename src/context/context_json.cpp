@@ -384,8 +384,7 @@ Value ledgerDelta(const Ledger& l, std::size_t archiveFrom, std::size_t eventsFr
     archive.items.push_back(checkpointToJson(l.archive[i]));
   o.members.push_back({u"archive", std::move(archive)});
   Value events = Value::array();
-  events.items.assign(l.events.begin() + static_cast<long>(std::min(eventsFrom, l.events.size())),
-                      l.events.end());
+  for (std::size_t i = eventsFrom; i < l.events.size(); ++i) events.items.push_back(l.events[i]);
   o.members.push_back({u"events", std::move(events)});
   o.members.push_back({u"compressions", number(l.compressions)});
   o.members.push_back({u"nextId", number(l.nextId)});
@@ -686,8 +685,8 @@ std::string contextJson(std::string_view requestText, ToolChainOps ops) {
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
     Usage u = usage(st, host);
     if (host.pending()) {  // a held state stays as it was until the answer is complete
-      st.messages.resize(before);
-      st.tokens.resize(before);
+      while (st.messages.size() > before) st.messages.pop_back();
+      while (st.tokens.size() > before) st.tokens.pop_back();
       return okEnvelope("pending", pendingJson(host, {}));
     }
     out.members.push_back({u"usage", usageToJson(u)});
