@@ -66,7 +66,8 @@ void foldDuplicateKeys(std::vector<Member>& members) {
     if (kept != i) members[kept] = std::move(members[i]);
     ++kept;
   }
-  members.resize(kept);
+  // Shortened by pops (a resize of members would be code of its own for this alone).
+  while (members.size() > kept) members.pop_back();
 }
 
 int hexValue(char c) {
