@@ -185,7 +185,8 @@ Result<bool> parseCheckpoint(const Value& v, const std::string& path, Checkpoint
   if (!ids || !ids->isArray()) {
     return invalid("checkpoint.originalMessageIds must be an array", path + "/originalMessageIds");
   }
-  cp.originalMessageIds = ids->items;
+  // Copy-constructed, then moved (no copy assignment of a vector of Values; see json/value.cpp).
+  cp.originalMessageIds = std::vector<Value>(ids->items);
   if (const Value* merged = v.find(u"mergedFrom"); merged && !merged->isNull()) {
     if (!merged->isArray())
       return invalid("checkpoint.mergedFrom must be an array", path + "/mergedFrom");
@@ -422,7 +423,7 @@ Value checkpointToJson(const Checkpoint& cp) {
   o.members.push_back({u"createdAt", cp.createdAt});
   o.members.push_back({u"summary", Value::fromString(cp.summary)});
   Value ids = Value::array();
-  ids.items = cp.originalMessageIds;
+  ids.items = std::vector<Value>(cp.originalMessageIds);
   o.members.push_back({u"originalMessageIds", std::move(ids)});
   o.members.push_back({u"messageRange", rangeJson(cp.start, cp.end)});
   o.members.push_back({u"originalTokens", number(cp.originalTokens)});
@@ -444,7 +445,7 @@ Value stateToJson(const State& st) {
   o.members.push_back({u"format", Value::fromString(std::u16string(kFormat))});
   o.members.push_back({u"config", configJson(st.config)});
   Value messages = Value::array();
-  messages.items = st.messages;
+  messages.items = std::vector<Value>(st.messages);
   o.members.push_back({u"messages", std::move(messages)});
   Value tokens = Value::array();
   for (double t : st.tokens) tokens.items.push_back(number(t));
@@ -456,7 +457,7 @@ Value stateToJson(const State& st) {
   for (const Checkpoint& cp : st.ledger.archive) archive.items.push_back(checkpointToJson(cp));
   o.members.push_back({u"archive", std::move(archive)});
   Value events = Value::array();
-  events.items = st.ledger.events;
+  events.items = std::vector<Value>(st.ledger.events);
   o.members.push_back({u"events", std::move(events)});
   o.members.push_back({u"compressions", number(st.ledger.compressions)});
   o.members.push_back({u"nextId", number(st.ledger.nextId)});

@@ -10,7 +10,12 @@ namespace cce::json {
 Value::Value() = default;
 Value::Value(const Value&) = default;
 Value::Value(Value&&) noexcept = default;
-Value& Value::operator=(const Value&) = default;
+// A copy, then a move: the size builds then have no copy assignment of the vectors and strings
+// inside (their copy constructors and moves are there anyway): -0.2 KB gzip of the context module.
+Value& Value::operator=(const Value& other) {
+  if (this != &other) *this = Value(other);
+  return *this;
+}
 Value& Value::operator=(Value&&) noexcept = default;
 Value::~Value() = default;
 #endif
