@@ -604,7 +604,7 @@ ViewResult viewOf(const Frame& f, const Ledger& l, Host& host, Build build,
   out.summaryKey = hex(list.summaryHash);
   if (build == Build::Messages || out.summaryKey != knownSummaryKey) {
     for (std::size_t k = 0; k < list.summaries.size(); ++k) {
-      list.summaries[k].find(u"content")->string = list.runs[k]->content;
+      list.summaries[k].find(u"content")->string = U16(list.runs[k]->content);
     }
   } else {
     list.summaries.clear();
@@ -1287,7 +1287,8 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     Checkpoint b = next.checkpoints[pair + 1];
     Checkpoint merged =
         newCheckpoint(f, next, a.start, b.end, Level::Compact, number, now, &a, &b);
-    merged.mergedFrom = {a.id, b.id};
+    merged.mergedFrom.push_back(a.id);
+    merged.mergedFrom.push_back(b.id);
     if (!c.summarizer) {
       // The deterministic rule for merges (context.h): from the two summaries, not the range.
       RangeStats stats = statsOf(f, a);
@@ -1313,7 +1314,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
         resummarise.erase(it);
       }
       old->status = u"merged";
-      old->replacedBy = merged.id;
+      old->replacedBy = U16(merged.id);
       next.archive.push_back(*old);
     }
     Value ev = event(u"merge", merged.id, now);

@@ -79,7 +79,9 @@ struct Reader {
   bool string(const char16_t* key, std::u16string& out) {
     const Value* v = object.find(key);
     if (!v || !v->isString()) return fail(key, "must be a string");
-    out = v->string;
+    // Strings are copied by construction and a move here and in context.cpp: the module then
+    // has no u16string copy assignment.
+    out = std::u16string(v->string);
     return true;
   }
   bool required(const char16_t* key) { return get(key) ? true : fail(key, "is required"); }
@@ -197,8 +199,8 @@ Result<bool> parseCheckpoint(const Value& v, const std::string& path, Checkpoint
     }
   }
   if (const Value* status = v.find(u"status"); status && status->isString())
-    cp.status = status->string;
-  if (const Value* by = v.find(u"replacedBy"); by && by->isString()) cp.replacedBy = by->string;
+    cp.status = std::u16string(status->string);
+  if (const Value* by = v.find(u"replacedBy"); by && by->isString()) cp.replacedBy = std::u16string(by->string);
   return true;
 }
 
