@@ -110,7 +110,11 @@ Result<bool> parseConfig(const Value* value, const std::string& path, Config& c)
   }
   if (Result<bool> ok = checkConfig(c); !ok) {
     Error e = ok.error();
-    if (e.path.rfind("/config", 0) == 0) e.path = path + e.path.substr(7);
+    if (e.path.rfind("/config", 0) == 0) {
+      std::string moved = path;
+      moved.append(e.path, 7, std::string::npos);
+      e.path = std::move(moved);
+    }
     return e;
   }
   return true;

@@ -62,12 +62,14 @@ std::vector<std::size_t> enumerationOrder(const std::vector<json::Member>& membe
   // The array index each integer-like key names, sorted with the engine's one sort (jscompat/
   // sort.h) rather than a std::sort of (index, position) pairs, which added five functions
   // (1.3 KB of wasm) to the session modules. Stable over positions collected in ascending order,
-  // so equal indices keep their positions' order, as the pairs' sort did.
-  std::vector<std::uint32_t> index(members.size());
+  // so equal indices keep their positions' order, as the pairs' sort did. (Array indices fit 32
+  // bits; size_t vectors are the ones the engine has code for.)
+  std::vector<std::size_t> index;
+  index.resize(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     const std::u16string& key = members[i].key;
     if (isIntegerLikeKey(key)) {
-      std::uint32_t n = 0;
+      std::size_t n = 0;
       for (char16_t c : key) n = n * 10 + (c - u'0');
       index[i] = n;
       order.push_back(i);
