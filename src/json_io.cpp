@@ -48,14 +48,16 @@ void foldDuplicateKeys(std::vector<Member>& members) {
     return members[a].key < members[b].key;
   });
   // Within a run of equal keys (in position order), the first member takes the last one's value.
-  std::vector<char> drop(n, false);
+  // drop[i] = 1: folded into an earlier member (size_t, a vector type the modules have code for).
+  std::vector<std::size_t> drop;
+  drop.resize(n);
   for (std::size_t i = 0; i < n;) {
     std::size_t j = i + 1;
     while (j < n && members[order[j]].key == members[order[i]].key) ++j;
     if (j - i > 1) {
       duplicates = true;
       members[order[i]].value = std::move(members[order[j - 1]].value);
-      for (std::size_t k = i + 1; k < j; ++k) drop[order[k]] = true;
+      for (std::size_t k = i + 1; k < j; ++k) drop[order[k]] = 1;
     }
     i = j;
   }
