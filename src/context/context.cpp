@@ -781,7 +781,7 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
         return withStatsLine(p.stats, p.artifacts, p.transcript, b);
       },
       &parts, transcript.size());
-  out.stats = std::move(stats);
+  out.stats.emplace(std::move(stats));  // emplace: no RangeStats assignment in the module
   return out;
 }
 
@@ -1305,7 +1305,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
             return mergedSummary(p.stats, p.bodies, budget);
           },
           &parts, bodies[0].size() + bodies[1].size());
-      merged.stats = std::move(stats);
+      merged.stats.emplace(std::move(stats));
       summarised.push_back(merged.id);
     }
     for (Checkpoint* old : {&a, &b}) {
@@ -1354,7 +1354,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
                                      knownArtifacts(next.checkpoints, cp.start));
     cp.summary = std::move(summary.text);
     cp.hostSummary = summary.fromHost;
-    if (summary.stats) cp.stats = std::move(summary.stats);
+    if (summary.stats) cp.stats.emplace(std::move(*summary.stats));
     fromHost += summary.fromHost ? 1 : 0;
   }
   if (!host.pendingSummaries.empty()) return out;
