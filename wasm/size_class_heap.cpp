@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The allocator of both compress modules (cce.wasm and cce-fast.wasm; -sMALLOC=none), in place of
-// emmalloc, which is four times its code, and of dlmalloc, which is slower: free lists by size class. A request takes a free block
-// of its class or the smallest larger one there is (a block over four classes larger is split
-// and its rest listed), else a new block from the top of the heap; a freed block goes back to the
-// top when it lies just below it, else onto its class's list. Blocks are never merged. -0.6 KB
-// gzip of what browsers download, at the same speed.
+// emmalloc, which is four times its code, and of dlmalloc, which is slower: free lists by size
+// class. A request takes a free block of its class or the smallest larger one there is (a block
+// over four classes larger is split and its rest listed), else a new block from the top of the
+// heap; a freed block goes back to the top when it lies just below it, else onto its class's list.
+// Blocks are never merged. -0.6 KB gzip of what browsers download, at the same speed.
 //
 // What it costs: memory. A block is rounded up to its class (8-byte steps up to 128 bytes, then
 // four classes per doubling: at most 25 % over the request), and freed neighbours do not merge.
