@@ -5,6 +5,13 @@
 
 #include "compiler.h"
 
+#if defined(__SSE2__) && !defined(CCE_NO_SIMD)
+#include <emmintrin.h>
+#define CCE_ESTIMATE_SSE2 1
+#else
+#define CCE_ESTIMATE_SSE2 0
+#endif
+
 namespace cce {
 namespace detail {
 
@@ -484,12 +491,6 @@ constexpr std::uint64_t runKeep(std::size_t ascii) {
   return kRunIncrements.keep[kRunIncrements.kind[ascii]];
 }
 
-// RandomRuns::take of two plain units in one step: run = (run & keep) + add.
-struct RunPairStep {
-  std::uint64_t keep;
-  std::uint64_t add;
-};
-
 bool looksRandom(std::uint64_t run) {
   const std::uint64_t upper = (run / kRunUpper) & kRunFieldMax;
   const std::uint64_t lower = (run / kRunLower) & kRunFieldMax;
@@ -529,19 +530,6 @@ struct RandomRuns {
     }
     run = (run & keep) + runAdd(ascii);
   }
-  // Two ASCII units at i: one test for both, since a run usually just grows by two.
-  CCE_ALWAYS_INLINE void takePair(const char16_t* s, std::size_t i, const RunPairStep& pair) {
-    const std::uint64_t before = run;
-    run = (run & pair.keep) + pair.add;
-    // A run that may have been long when it ended in the pair (or whose length reached the cut
-    // and wrapped) did not grow by two: the pair is taken again unit by unit.
-    if ((before & kRunFieldMax) + 1 >= kRandomRunMinLength &&
-        (run & kRunFieldMax) != (before & kRunFieldMax) + 2) {
-      run = before;
-      take(s, i);
-      take(s, i + 1);
-    }
-  }
   void finish(const char16_t* s, std::size_t end) {
     const std::size_t length = run & kRunFieldMax;
     if (length >= kRandomRunMinLength) total += randomUnitsOfRun(s, end - length, end, run);
@@ -557,6 +545,87 @@ std::uint64_t randomRunUnits(const char16_t* s, std::size_t begin, std::size_t e
   return runs.total;
 }
 
+// ---- the speed build's random-looking runs: only the long ones are read -------------------------
+// randomRunUnits over a whole text, looking sixteen units at a time for the only runs that can
+// count, those of at least kRandomRunMinLength (16) base64 units: with the length of the run
+// that ends a block carried into the next, a long run shows where a block's leading run brings it
+// to 16; it is then read whole, serially. The automaton's loop used to count the runs as it went:
+// in V8 their 64-bit counts and table loads took the loop's registers (the scale session's default
+// call ran 9 % faster without them; docs/speed.md).
+static_assert(kRandomRunMinLength == 16, "a block of 16 units holds a run's whole minimum");
+
+bool isBase64Unit(char16_t c) { return c < 128 && kRunIncrements.kind[c] != 0; }
+
+// Bit k set when unit p[k] is base64, for k < 16.
+#if CCE_ESTIMATE_SSE2
+inline unsigned base64Mask(const char16_t* p) {
+  const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8));
+  // To bytes: units 0x100-0x7FFF saturate to 0xFF and those from 0x8000 (negative) to 0, neither
+  // of them base64, like every unit from 0x80.
+  const __m128i b = _mm_packus_epi16(low, high);
+  // Zero for a letter (either case) resp. a digit: the wrapped distance from 'a' resp. '0' minus
+  // the range's width, saturated.
+  const __m128i letter = _mm_subs_epu8(
+      _mm_sub_epi8(_mm_or_si128(b, _mm_set1_epi8(0x20)), _mm_set1_epi8('a')), _mm_set1_epi8(25));
+  const __m128i digit = _mm_subs_epu8(_mm_sub_epi8(b, _mm_set1_epi8('0')), _mm_set1_epi8(9));
+  __m128i yes = _mm_cmpeq_epi8(_mm_min_epu8(letter, digit), _mm_setzero_si128());
+  for (char c : {'+', '/', '_', '-', '='}) {
+    yes = _mm_or_si128(yes, _mm_cmpeq_epi8(b, _mm_set1_epi8(c)));
+  }
+  return static_cast<unsigned>(_mm_movemask_epi8(yes));
+}
+#else
+inline unsigned base64Mask(const char16_t* p) {
+  unsigned mask = 0;
+  for (unsigned k = 0; k < 16; ++k) mask |= static_cast<unsigned>(isBase64Unit(p[k])) << k;
+  return mask;
+}
+#endif
+
+// kRandomChars of the maximal base64 run [begin, end), cut every kRunFieldMax units as RandomRuns
+// cuts it.
+CCE_NOINLINE std::uint64_t randomUnitsOfMaximalRun(const char16_t* s, std::size_t begin,
+                                                   std::size_t end) {
+  std::uint64_t total = 0;
+  for (std::size_t from = begin; end - from >= kRandomRunMinLength; from += kRunFieldMax) {
+    const std::size_t to = end - from > kRunFieldMax ? from + kRunFieldMax : end;
+    std::uint64_t run = 0;
+    for (std::size_t i = from; i < to; ++i) run += runAdd(s[i]);
+    total += randomUnitsOfRun(s, from, to, run);
+    if (to == end) break;
+  }
+  return total;
+}
+
+std::uint64_t randomUnitsOfLongRuns(const char16_t* s, std::size_t n) {
+  std::uint64_t total = 0;
+  std::size_t i = 0;
+  std::size_t carry = 0;  // the units [i - carry, i) are base64, the one before them is not
+  while (i + 16 <= n) {
+    const unsigned mask = base64Mask(s + i);
+    const std::size_t lead = static_cast<std::size_t>(__builtin_ctz(~mask));  // at most 16
+    if (carry + lead >= kRandomRunMinLength) {
+      std::size_t end = i + lead;
+      while (end < n && isBase64Unit(s[end])) ++end;
+      total += randomUnitsOfMaximalRun(s, i - carry, end);
+      if (end >= n) return total;
+      i = end + 1;  // s[end] is not base64
+      carry = 0;
+      continue;
+    }
+    // mask has a zero bit here (else lead is 16): the run at the block's end is shorter.
+    carry = static_cast<std::size_t>(__builtin_clz(~(mask << 16)));
+    i += 16;
+  }
+  // Fewer than 16 units are left: only the run through i can still be long.
+  std::size_t end = i;
+  while (end < n && isBase64Unit(s[end])) ++end;
+  const std::size_t begin = i - carry;
+  if (end - begin >= kRandomRunMinLength) total += randomUnitsOfMaximalRun(s, begin, end);
+  return total;
+}
+
 // The size-built module (wasm/CMakeLists.txt) scans serially through the general step: the
 // speed build's scan below holds the automaton twice more (the ASCII table's filling and the
 // interleaved loop: 0.56 KB gzip of cce.wasm for the interleaving alone).
@@ -569,11 +638,11 @@ constexpr bool kInterleavedScan = true;
 // ---- the speed build's scan: plain ASCII units two at a time -----------------------------------
 // Nearly every unit of a chat is ASCII, and no ASCII unit but a control is a symbol (the only unit
 // whose meaning depends on the unit before it) or a surrogate. The other ASCII units ("plain")
-// fall into seven of the automaton's unit kinds, eight with the punctuation of base64 (which
-// random-looking runs hold), so two of them make one of 64 pairs: one load of a table indexed by
-// state and pair takes both steps, which halves the chain of dependent loads the pass is made of
-// and skips the repeat and surrogate tests, and one load of a table indexed by the pair takes the
-// random-looking runs' counts. Any other unit takes the general step.
+// fall into seven of the automaton's unit kinds, eight with the punctuation of base64 (which the
+// loop once counted for random-looking runs; now randomUnitsOfLongRuns does), so two of them make
+// one of 64 pairs: one load of a table indexed by state and pair takes both steps, which halves
+// the chain of dependent loads the pass is made of and skips the repeat and surrogate tests. Any
+// other unit takes the general step.
 
 // The kind of each ASCII unit in the pair table: 0-7 for plain units, kNotPlain for the others.
 constexpr std::uint8_t kNotPlain = 64;
@@ -596,22 +665,6 @@ constexpr std::uint8_t kBase64Punct = 6;  // + / _ - =: punctuation to the autom
 constexpr std::uint32_t kPlainKinds = 8;
 constexpr Unit kPlainUnits[kPlainKinds] = {kULower,   kUUpper, kUDigit, kUBlank,
                                            kUNewline, kUPunct, kUPunct, kUEscape};
-
-struct RunPairSteps {
-  RunPairStep pair[8 * kPlainKinds];
-};
-constexpr RunPairSteps runPairSteps() {
-  constexpr char kExample[kPlainKinds] = {'a', 'A', '0', ' ', '\n', '.', '+', '\\'};
-  RunPairSteps t{};
-  for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
-    for (std::uint32_t k2 = 0; k2 < kPlainKinds; ++k2) {
-      const int c1 = kExample[k1], c2 = kExample[k2];
-      t.pair[8 * k1 + k2] = {runKeep(c1) & runKeep(c2), (runAdd(c1) & runKeep(c2)) + runAdd(c2)};
-    }
-  }
-  return t;
-}
-constexpr RunPairSteps kRunPairSteps = runPairSteps();
 
 struct PairTransition {
   std::uint16_t milli;    // the cost of both steps (or of the single one)
@@ -679,9 +732,6 @@ struct FastScan {
   std::size_t end;
   std::uint32_t row;  // state * kPairRow
   std::uint64_t milli = 0;
-  // The random-looking runs, read in the same loop: their work does not depend on the
-  // automaton's chain of loads, so it fills the time the chain waits.
-  RandomRuns random;
 
   bool done() const { return i >= end; }
 
@@ -705,7 +755,6 @@ struct FastScan {
       if ((c1 | c2) < 128) {
         const std::uint32_t k1 = t.kind[c1], k2 = t.kind[c2];
         if (((k1 | k2) & kNotPlain) == 0) {
-          random.takePair(s, i, kRunPairSteps.pair[8 * k1 + k2]);
           const PairTransition p = t.pairs[row + 8 * k1 + k2];
           milli += p.milli;
           row = p.nextRow;
@@ -714,7 +763,6 @@ struct FastScan {
         }
       }
     }
-    random.take(s, i);  // a general step's unit (not plain ASCII) ends any run
     if (c1 < 128 && t.kind[c1] != kNotPlain) {
       const PairTransition p = t.pairs[row + kSingleSlot + t.kind[c1]];
       milli += p.milli;
@@ -736,8 +784,8 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
   const PairTables& tables = pairTables();
   std::size_t half = n / 2;
   if (unitOf[s[half - 1]] == kUHigh && unitOf[s[half]] == kULow) ++half;  // keep a pair whole
-  FastScan a{s, 0, half, kSStart * kPairRow, 0, {}};
-  FastScan b{s, half, n, kSStart * kPairRow, 0, {}};
+  FastScan a{s, 0, half, kSStart * kPairRow, 0};
+  FastScan b{s, half, n, kSStart * kPairRow, 0};
   while (a.i + 1 < a.end && b.i + 1 < b.end) {
     a.advance<true>(tables);
     b.advance<true>(tables);
@@ -754,31 +802,16 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
     real.advance(u);
     guess.advance(u);
   }
-  // A base64 run across the seam: the halves count it as two runs (the first half's is still
-  // open). It is counted serially instead, from the first half's open run, which respects its
-  // cuts, to the run's end, where the second half's count of its part stops.
-  b.random.finish(s, n);
-  std::size_t runEnd = half;
-  while (runEnd < n && s[runEnd] < 128 && runKeep(s[runEnd]) != 0) ++runEnd;
-  const std::size_t open = a.random.run & kRunFieldMax;
-  std::uint64_t random = a.random.total + b.random.total;
-  if (open > 0 && runEnd > half) {
-    random += randomRunUnits(s, half - open, runEnd) - randomRunUnits(s, half, runEnd);
-  } else {
-    a.random.finish(s, half);
-    random = a.random.total + b.random.total;
-  }
   return a.milli + b.milli + real.milli - guess.milli +
-         kTokenFeatureCostMilli[kRandomChars] * random;
+         kTokenFeatureCostMilli[kRandomChars] * randomUnitsOfLongRuns(s, n);
 }
 
 std::uint64_t fastCost(const char16_t* s, std::size_t n) {
   if (n >= 256) return fastCostInTwoHalves(s, n);
   const PairTables& tables = pairTables();
-  FastScan scan{s, 0, n, kSStart * kPairRow, 0, {}};
+  FastScan scan{s, 0, n, kSStart * kPairRow, 0};
   while (!scan.done()) scan.advance(tables);
-  scan.random.finish(s, n);
-  return scan.milli + kTokenFeatureCostMilli[kRandomChars] * scan.random.total;
+  return scan.milli + kTokenFeatureCostMilli[kRandomChars] * randomUnitsOfLongRuns(s, n);
 }
 
 }  // namespace
@@ -789,6 +822,10 @@ std::uint64_t costMilli(std::u16string_view text) {
   scan(text.data(), 0, text.size(), sink);
   return sink.milli +
          kTokenFeatureCostMilli[kRandomChars] * randomRunUnits(text.data(), 0, text.size());
+}
+
+std::uint64_t randomCharsOfLongRuns(std::u16string_view text) {
+  return randomUnitsOfLongRuns(text.data(), text.size());
 }
 
 TokenFeatures tokenFeatures(std::u16string_view text) {

@@ -75,6 +75,10 @@ TokenFeatures tokenFeatures(std::u16string_view text);
 /// (estimateTokens rounds it up); tests hold it equal to the costs of tokenFeatures.
 std::uint64_t costMilli(std::u16string_view text);
 
+/// kRandomChars of `text` as the speed build's estimate finds it, reading only the base64 runs long
+/// enough to count; tests hold it equal to tokenFeatures(text)[kRandomChars].
+std::uint64_t randomCharsOfLongRuns(std::u16string_view text);
+
 /// Cost of one unit of each feature, in thousandths of a token.
 extern const std::array<std::uint32_t, kFeatureCount> kTokenFeatureCostMilli;
 

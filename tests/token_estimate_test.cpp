@@ -439,6 +439,62 @@ TEST_SUITE("token_estimate") {
     CHECK(cce::detail::tokenFeatures(huge)[cce::detail::kRandomChars] == huge.size());
   }
 
+  TEST_CASE("finds the random-looking runs sixteen units at a time as the serial pass does") {
+    // The speed build's estimate reads only the base64 runs of 16 units or more, found a block of
+    // 16 at a time (SSE2 where there is SSE2); the feature count is the plain serial definition.
+    auto check = [](const std::u16string& text) {
+      CAPTURE(cce::js::toUtf8(text.substr(0, 60)));
+      CAPTURE(text.size());
+      CHECK(cce::detail::randomCharsOfLongRuns(text) ==
+            cce::detail::tokenFeatures(text)[cce::detail::kRandomChars]);
+    };
+    for (const std::u16string& text : allSamples()) check(text);
+    // Runs of every length around the minimum and the packed counts' cut, random-looking or not,
+    // at every offset into a block, ended by each kind of non-base64 unit or by the text's end
+    // (the units 0x100, 0x8000 and 0xFFFF leave base64 when the lanes are narrowed to bytes).
+    const std::u16string random = u"Xk9fQ2mZr7TbW4pLs8Nd+/_-=aB3dE5gH9jK1mN";
+    const std::u16string plain = u"abcdefghijklmnopqrstuvwxyz";
+    const std::u16string ends[] = {u"",       u" ",      u".",      u"@",
+                                   u"\u00e9", u"\u0100", u"\u8000", u"\uffff",
+                                   u"\xD83D\xDE00", std::u16string(1, u'\0')};
+    for (const std::u16string* body : {&random, &plain}) {
+      for (std::size_t length : {0, 1, 14, 15, 16, 17, 18, 31, 32, 33, 47, 48, 49}) {
+        std::u16string run;
+        while (run.size() < length) run += *body;
+        run.resize(length);
+        for (std::size_t offset = 0; offset < 18; ++offset) {
+          for (const std::u16string& end : ends) {
+            check(std::u16string(offset, u' ') + run + end);
+            check(std::u16string(offset, u'a') + end + run + end + u"tail of text");
+            check(run + end + std::u16string(offset, u'Q') + end + run);
+          }
+        }
+      }
+    }
+    for (std::size_t length : {65534, 65535, 65536, 65550, 131070, 131071, 131086}) {
+      std::u16string run;
+      while (run.size() < length) run += random;
+      run.resize(length);
+      check(run);
+      check(u"x " + run + u" tail");
+      check(std::u16string(7, u'a') + run);
+    }
+    // Random texts over base64 units and separators, mostly base64 so that long runs are common.
+    const std::u16string alphabet = u"aZ09+/_-=Qx7 .\u00e9\u0100\u8000\n";
+    std::uint32_t seed = 2026;
+    for (int t = 0; t < 20000; ++t) {
+      seed = seed * 1103515245u + 12345u;
+      const std::size_t length = (seed >> 16) % 160;
+      std::u16string text;
+      for (std::size_t k = 0; k < length; ++k) {
+        seed = seed * 1103515245u + 12345u;
+        const std::uint32_t r = (seed >> 16) % 100;
+        text += r < 85 ? alphabet[r % 12] : alphabet[12 + r % 6];
+      }
+      check(text);
+    }
+  }
+
   TEST_CASE("exposes one named, non-negative cost per feature") {
     for (int k = 0; k < cce::detail::kFeatureCount; ++k) {
       CAPTURE(k);

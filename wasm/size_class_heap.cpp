@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
-// The allocator of the size-built compress module (cce.wasm; -sMALLOC=none), in place of
-// emmalloc, which is four times its code: free lists by size class. A request takes a free block
-// of its class or the smallest larger one there is (a block over four classes larger is split
-// and its rest listed), else a new block from the top of the heap; a freed block goes back to the
-// top when it lies just below it, else onto its class's list. Blocks are never merged. -0.6 KB
-// gzip of what browsers download, at the same speed.
+// The allocator of both compress modules (cce.wasm and cce-fast.wasm; -sMALLOC=none), in place of
+// emmalloc, which is four times its code, and of dlmalloc, which is slower: free lists by size
+// class. A request takes a free block of its class or the smallest larger one there is (a block
+// over four classes larger is split and its rest listed), else a new block from the top of the
+// heap; a freed block goes back to the top when it lies just below it, else onto its class's list.
+// Blocks are never merged. -0.6 KB gzip of what browsers download, at the same speed.
 //
 // What it costs: memory. A block is rounded up to its class (8-byte steps up to 128 bytes, then
 // four classes per doubling: at most 25 % over the request), and freed neighbours do not merge.
 // Measured against emmalloc on wasm memory after one call (MB): the 6.3 MB scale session 43 / 37,
 // with fuzzy dedup 78 / 64, one 15 MB message 117 / 105; after a mix of such calls 174 / 156.
-// Small conversations stay in the initial 16 MB with either. The speed build (Node, Deno) keeps
-// dlmalloc and the session module emmalloc.
+// Small conversations stay in the initial 16 MB with either. The speed build (Node, Deno) took it
+// in place of dlmalloc for speed: the scale session's default call 3-4 % faster (dlmalloc's malloc
+// and free were 3 % of its samples), for 37 -> 45 MB of wasm memory after it (docs/speed.md). The
+// session modules keep emmalloc.
 //
 // The speed build shares this module's glue, which names exports in the module's export order:
 // free is defined before malloc here because that is dlmalloc's order (scripts/build-wasm.sh

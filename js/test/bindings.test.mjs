@@ -69,10 +69,10 @@ for (const [file, build] of builds) {
       assert.equal(answerText(raw, raw.build()), build);
     });
 
-    // The size build has its own allocator (wasm/size_class_heap.cpp), the speed build dlmalloc:
-    // through the exported malloc and free, blocks of mixed sizes (each class, splits of freed
-    // large blocks, returns to the heap's top, growth of the memory) never overlap and keep their
-    // bytes, and a freed block's memory is used again.
+    // Both builds have the project's own allocator (wasm/size_class_heap.cpp): through the
+    // exported malloc and free, blocks of mixed sizes (each class, splits of freed large blocks,
+    // returns to the heap's top, growth of the memory) never overlap and keep their bytes, and a
+    // freed block's memory is used again.
     test('malloc and free hand out disjoint blocks that keep their bytes', async () => {
       const raw = await rawModule();
       let seed = 7;

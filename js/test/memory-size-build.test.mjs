@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Memory of the size build (dist/cce.wasm, what browsers and workers load), whose allocator is its
-// own (wasm/size_class_heap.cpp): the flat-heap checks of memory.test.mjs through cce-wasm/init,
-// by the memory's size (see describeFlatHeap on why not by free-space probes).
+// Memory of the size build (dist/cce.wasm, what browsers and workers load): the flat-heap checks of
+// memory.test.mjs through cce-wasm/init.
 // A file of its own, since each test file runs in its own process and the default entry would load
 // the speed build first.
 import { readFileSync } from 'node:fs';
@@ -18,5 +17,4 @@ describeFlatHeap(
   { compress, uncompress },
   Number(process.env.CCE_MEMORY_CALLS ?? 3000),
   'the size build, through cce-wasm/init',
-  { probes: false },
 );
