@@ -55,7 +55,9 @@ function once(json, options) {
 function measurePair(json, options, runs) {
   const modes = [{ ...options, ...COMPAT }, { ...options }];
   const samples = [[], []];
-  for (const o of modes) compress(JSON.parse(json), o); // warm-up
+  // Warm-up: V8 runs a process's first two calls partly in its baseline tier (docs/speed.md,
+  // fourth pass), so each mode is called twice before it is timed.
+  for (let w = 0; w < 2; w++) for (const o of modes) compress(JSON.parse(json), o);
   for (let r = 0; r < runs; r++) {
     for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) samples[k].push(once(json, modes[k]));
   }

@@ -39,6 +39,12 @@ struct FenceAndHardReason {
 };
 FenceAndHardReason scanFenceAndHardReason(std::u16string_view content);
 
+namespace detail {
+/// scanFenceAndHardReason as the word-by-word walk that builds without SSE2 (and wasm SIMD) use;
+/// the SIMD builds scan sixteen-unit blocks instead. For the tests that hold the two together.
+FenceAndHardReason scanFenceAndHardReasonByWords(std::u16string_view content);
+}  // namespace detail
+
 /// Spec §3.7 `isValidJson`: trimmed text starts with `{` or `[` and is one complete JSON text.
 bool isValidJson(std::u16string_view text);
 

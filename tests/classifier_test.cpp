@@ -850,6 +850,43 @@ TEST_SUITE("classifier") {
     CHECK(fences > 300);
     CHECK(hardWithLaterFence > 100);
   }
+
+  TEST_CASE("the block scan answers as the word walk does, at every cut of a text") {
+    // SIMD builds scan sixteen-unit blocks (scanFenceAndHardReason); the other builds walk words
+    // (detail::scanFenceAndHardReasonByWords). Every prefix of each text puts words, key runs,
+    // specials and cold units on every side of a block edge and of the padded last block; units
+    // at and above 0x8000 (surrogates, full-width forms) must count as non-ASCII too.
+    TextGenerator generator(20261127);
+    std::vector<std::u16string> texts;
+    for (int k = 0; k < 600; ++k) texts.push_back(generator.text(/*mild=*/k % 3 != 0));
+    texts.push_back(u"abcdefghijklmnopqrstuvwxyz0123456789_-.abcdefghijklmnopqrstuvwx " +
+                    std::u16string(u"sk-abcdefghijklmnopqrstuvwxyz0123 and AKIA0123456789ABCDEF"));
+    texts.push_back(u"prose \xd83d\xde00 and \xff0c \x8000 \xffff text that goes on, and on " +
+                    std::u16string(u"with order by here"));
+    texts.push_back(u"a `` b $ c \r\n d {} [] <> | \\ ; : @ # $ % ^ & * ( ) = + ` ~ ' ?!");
+    std::size_t calls = 0, hard = 0, fences = 0;
+    for (const std::u16string& text : texts) {
+      const std::size_t step = text.size() > 400 ? 7 : 1;
+      for (std::size_t cut = 0; cut <= text.size(); cut += step) {
+        const std::u16string_view part(text.data(), cut);
+        const FenceAndHardReason blocks = scanFenceAndHardReason(part);
+        const FenceAndHardReason words = cce::detail::scanFenceAndHardReasonByWords(part);
+        ++calls;
+        hard += words.hardReason;
+        fences += words.tripleBacktick;
+        if (blocks.hardReason != words.hardReason ||
+            blocks.tripleBacktick != words.tripleBacktick) {
+          CAPTURE(show(std::u16string(part)));
+          CHECK(blocks.hardReason == words.hardReason);
+          CHECK(blocks.tripleBacktick == words.tripleBacktick);
+        }
+      }
+    }
+    CHECK(calls > 50000);
+    CHECK(hard > calls / 4);  // both answers well exercised
+    CHECK(hard < calls * 3 / 4);
+    CHECK(fences > 1000);
+  }
 }
 
 // ---- linear time --------------------------------------------------------------------------------
