@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The wasm-memory checks of memory.test.mjs (the Node entry's speed build) and
 // memory-size-build.test.mjs (the browsers' size build): thousands of consecutive calls keep the
-// heap flat, seen as the memory's size. Both compress builds have the size-class allocator
+// heap flat, seen as the memory's size and the allocator's top (heapTop). Both compress builds have the size-class allocator
 // (wasm/size_class_heap.cpp), whose lists never merge freed neighbours, so the allocator's free
 // space cannot be read from outside by probing it with blocks of one size: the probes would
 // fragment what they measure (they did so when the speed build took it, 2026-11-27).
@@ -58,12 +58,35 @@ function heapBytes() {
   return currentEngine().HEAPU8.buffer.byteLength;
 }
 
-/** The wasm memory's size after `warmUp` calls of `run` and after `calls` more. */
+// Larger than any block these tests' calls free, so never served from a free list.
+const TOP_PROBE_BYTES = 2 << 20;
+
+/**
+ * Where the allocator's top stands (wasm/size_class_heap.cpp carves new blocks there): a probe
+ * block larger than any free one is carved at the top, and freeing it puts the top back, so its
+ * address is the top. The memory's size only sees a leak once it outgrows the initial 16 MB; the
+ * top sees a lost block a call as soon as the free lists of its class run dry.
+ */
+export function heapTop() {
+  const engine = currentEngine();
+  const pointer = engine._malloc(TOP_PROBE_BYTES);
+  assert.ok(pointer > 0, 'the top probe got no block');
+  engine._free(pointer);
+  return pointer;
+}
+
+/**
+ * The wasm memory's size and the allocator's top after `warmUp` calls of `run` and after `calls`
+ * more. Calls that repeat one pattern leave the top where it was when both counts end on the
+ * same step of the pattern (a block freed just below the top lowers it).
+ */
 export function heapGrowth(run, warmUp, calls) {
   for (let i = 0; i < warmUp; i++) run(i);
+  const topBefore = heapTop();
   const before = heapBytes();
   for (let i = 0; i < calls; i++) run(i);
-  return { before, after: heapBytes() };
+  const after = heapBytes();
+  return { before, after, topBefore, topAfter: heapTop() };
 }
 
 export const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(2)} MB`;
@@ -87,17 +110,44 @@ export function describeFlatHeap(api, calls, label) {
         if (i % 997 === 0) assert.equal(JSON.stringify(r), expected[k], `call ${i} changed output`);
       };
       for (let i = 0; i < WARM_UP; i++) run(i);
+      const topAfterWarmUp = heapTop();
       const heapAfterWarmUp = heapBytes();
       const t0 = performance.now();
       for (let i = 0; i < CALLS; i++) run(i);
       const ms = performance.now() - t0;
       const heapAfterCalls = heapBytes();
+      const topAfterCalls = heapTop();
       console.log(
         `compress x${CALLS}: ${(ms / 1000).toFixed(1)} s (${(ms / CALLS).toFixed(2)} ms/call, ` +
           `${size} bytes, ${INPUT.length} messages); heap after ${WARM_UP} warm-up calls ` +
           `${mb(heapAfterWarmUp)}, after ${CALLS} more ${mb(heapAfterCalls)}`,
       );
       assert.equal(heapAfterCalls, heapAfterWarmUp, 'the heap grew during the calls');
+      assert.equal(CALLS % OPTION_SETS.length, WARM_UP % OPTION_SETS.length, 'both end on one step');
+      assert.equal(topAfterCalls, topAfterWarmUp, 'the allocator\'s top rose during the calls');
+    });
+
+    test('the top check fails on a lost 8-byte block a call', () => {
+      // The leak the check above must catch, made from outside: one block a call never freed.
+      const engine = currentEngine();
+      const run = (i) => {
+        compress(INPUT, OPTION_SETS[i % OPTION_SETS.length]);
+        engine._malloc(8);
+      };
+      // The lost blocks first use up the free lists (a small request takes any larger free
+      // block), then come from the top: by a few hundred calls in the speed build, about 2,500 in
+      // the size build, whose calls leave more free blocks behind.
+      const topBefore = heapTop();
+      const heapBefore = heapBytes();
+      let calls = 0;
+      let topNow = topBefore;
+      while (calls < 8000 && topNow <= topBefore) {
+        for (let k = 0; k < 500; k++) run(calls++);
+        topNow = heapTop();
+      }
+      assert.ok(topNow > topBefore, `the top stayed at ${topBefore} over ${calls} calls`);
+      assert.equal(heapBytes(), heapBefore, 'the memory itself does not show a leak this small');
+      console.log(`an 8-byte leak a call: the top rose by ${topNow - topBefore} bytes in ${calls} calls`);
     });
 
     test('1,000 uncompress calls in a row grow nothing', () => {
@@ -112,6 +162,7 @@ export function describeFlatHeap(api, calls, label) {
       const m = heapGrowth(run, 50, 1000);
       console.log(`uncompress x1000: heap ${mb(m.before)} -> ${mb(m.after)}`);
       assert.equal(m.after, m.before, 'the heap grew during the calls');
+      assert.equal(m.topAfter, m.topBefore, 'the allocator\'s top rose during the calls');
     });
   });
 }
