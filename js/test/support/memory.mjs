@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The wasm-memory checks of memory.test.mjs (the Node entry's speed build) and
 // memory-size-build.test.mjs (the browsers' size build): thousands of consecutive calls keep the
-// heap flat, seen as the memory's size and the allocator's top (heapTop). Both compress builds have the size-class allocator
-// (wasm/size_class_heap.cpp), whose lists never merge freed neighbours, so the allocator's free
-// space cannot be read from outside by probing it with blocks of one size: the probes would
-// fragment what they measure (they did so when the speed build took it, 2026-11-27).
+// heap flat, seen as the memory's size and the allocator's top (heapTop). Both compress builds
+// have the size-class allocator (wasm/size_class_heap.cpp), whose lists never merge freed
+// neighbours, so the allocator's free space cannot be read from outside by probing it with blocks
+// of one size: the probes would fragment what they measure (they did so when the speed build took
+// it, 2026-11-27); one probe larger than any free block finds the top instead.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
