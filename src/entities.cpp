@@ -16,6 +16,62 @@ namespace {
 
 using View = std::u16string_view;
 
+#if CCE_MATCH_SSE2
+// Lane masks of 64 units of an ASCII copy (every unit below 128; see match::asciiCopyOf): bit k
+// is unit k. The speed build's walk takes words by their start and end bits instead of unit by
+// unit, and settles the common word (lower-case letters with a vowel) by the masks of its units.
+struct WordLanes {
+  std::uint64_t word = 0;     // [A-Za-z0-9_]
+  std::uint64_t unusual = 0;  // [A-Z0-9_]
+  std::uint64_t vowel = 0;    // [aeiouyAEIOUY] (match::cls::kVowel)
+};
+
+inline __m128i bytesInRange(__m128i b, char lo, char span) {
+  const __m128i x = _mm_sub_epi8(b, _mm_set1_epi8(lo));
+  return _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(span)), x);
+}
+
+struct SixteenWordLanes {
+  unsigned word, unusual, vowel;
+};
+
+inline SixteenWordLanes sixteenWordLanes(const char16_t* p) {
+  const __m128i b = _mm_packus_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)));
+  const __m128i folded = _mm_or_si128(b, _mm_set1_epi8(0x20));
+  const __m128i unusual = _mm_or_si128(
+      _mm_or_si128(bytesInRange(b, 'A', 25), bytesInRange(b, '0', 9)),
+      _mm_cmpeq_epi8(b, _mm_set1_epi8('_')));
+  const __m128i word = _mm_or_si128(unusual, bytesInRange(b, 'a', 25));
+  const __m128i vowel = _mm_or_si128(
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('a')),
+                                _mm_cmpeq_epi8(folded, _mm_set1_epi8('e'))),
+                   _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('i')),
+                                _mm_cmpeq_epi8(folded, _mm_set1_epi8('o')))),
+      _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('u')),
+                   _mm_cmpeq_epi8(folded, _mm_set1_epi8('y'))));
+  return {static_cast<unsigned>(_mm_movemask_epi8(word)),
+          static_cast<unsigned>(_mm_movemask_epi8(unusual)),
+          static_cast<unsigned>(_mm_movemask_epi8(vowel))};
+}
+
+inline WordLanes wordLanes(const char16_t* p) {
+  WordLanes m;
+  // A loop LLVM may not unroll, as the classifier's blockMasks: four copies need more v128
+  // constants and temporaries at once than V8 has xmm registers.
+#if defined(__clang__)
+#pragma clang loop unroll(disable)
+#endif
+  for (unsigned k = 0; k < 4; ++k) {
+    const SixteenWordLanes l = sixteenWordLanes(p + 16 * k);
+    m.word |= std::uint64_t{l.word} << (16 * k);
+    m.unusual |= std::uint64_t{l.unusual} << (16 * k);
+    m.vowel |= std::uint64_t{l.vowel} << (16 * k);
+  }
+  return m;
+}
+#endif
+
 // A word of up to 8 ASCII letters packed 7 bits per letter, then its length in 4 bits: distinct
 // words get distinct keys.
 constexpr std::uint64_t packedKey(std::string_view word) {
@@ -183,8 +239,98 @@ class EntityCollector {
     return result();
   }
 
+#if CCE_MATCH_SSE2
+  // collect() with each chunk walked by word lanes (the speed build; see collectChunkByLanes).
+  std::vector<std::u16string> collectByLanes() {
+    const std::size_t n = text_.size();
+    std::vector<std::u16string> out;
+    for (std::size_t start = 0; start < n;) {
+      std::size_t end = std::min(n, start + kChunk);
+      while (end < n && js::isWord(text_[end - 1])) ++end;
+      if (collectChunkByLanes(start, end, out)) return out;
+      start = end;
+    }
+    return result();
+  }
+#endif
+
  private:
   static constexpr std::size_t kChunk = 1024;
+
+#if CCE_MATCH_SSE2
+  // The walk of collect() over the chunk [start, end) by word lanes, 64 units a step (the speed
+  // build): the word scan pays a hard-to-predict branch at each word end, and most words are
+  // lower-case letters with a vowel, which mayYieldEntity rejects; the lanes reject them by the
+  // masks of their units. The other words, and those that cross a block edge, get their classes
+  // from the scanner's table as WordScanner gives them. True when the walk is over (`out` holds
+  // the result).
+  bool collectChunkByLanes(std::size_t start, std::size_t end,
+                           std::vector<std::u16string>& out) {
+    constexpr std::size_t kBlock = 64;
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    const View chunk = text_.substr(start, end - start);
+    std::u16string copy;
+    if (!match::isAscii(chunk)) copy = match::asciiCopyOf(chunk);
+    const char16_t* const a = copy.empty() ? chunk.data() : copy.data();
+    const std::size_t n = chunk.size();
+    // A word [b, e) of the chunk: its classes from the table, then the walk's own steps.
+    auto take = [&](std::size_t b, std::size_t e) {
+      const std::uint8_t* const table = match::detail::kScanTable.bits;
+      const std::uint8_t first = table[a[b]];
+      std::uint8_t all = 0;
+      for (std::size_t k = b + 1; k < e; ++k) all |= table[a[k]];
+      const std::uint8_t rest = all & (match::cls::kWord | match::cls::kVowel);
+      if (!mayYieldEntity(b, first, rest, e - b)) return false;
+      const match::Word w{start + b, start + e, first, rest};
+      addWord(w);
+      if (proper_.full()) {
+        out = result();
+        return true;
+      }
+      if (snake_.full()) {
+        out = collectAroundUpper(w.end);
+        return true;
+      }
+      return false;
+    };
+    std::size_t wordStart = kNone;  // a word that runs on past the last block
+    std::uint64_t previousWord = 0;
+    char16_t tail[kBlock];
+    for (std::size_t base = 0;; base += kBlock) {
+      const bool last = base + kBlock > n;
+      const char16_t* p = a + base;
+      if (last) {
+        std::fill(std::begin(tail), std::end(tail), u' ');
+        std::copy(a + base, a + n, tail);
+        p = tail;
+      }
+      const WordLanes m = wordLanes(p);
+      const std::uint64_t shifted = (m.word << 1) | previousWord;
+      std::uint64_t starts = m.word & ~shifted;
+      std::uint64_t ends = ~m.word & shifted;
+      previousWord = m.word >> 63;
+      if (wordStart != kNone && ends != 0) {
+        if (take(wordStart, base + static_cast<std::size_t>(__builtin_ctzll(ends)))) return true;
+        ends &= ends - 1;
+        wordStart = kNone;
+      }
+      for (; starts != 0; starts &= starts - 1) {
+        const unsigned from = static_cast<unsigned>(__builtin_ctzll(starts));
+        if (ends == 0) {
+          wordStart = base + from;
+          break;
+        }
+        const unsigned to = static_cast<unsigned>(__builtin_ctzll(ends));
+        ends &= ends - 1;
+        const std::uint64_t lanes =
+            ((std::uint64_t{1} << to) - 1) & ~((std::uint64_t{1} << from) - 1);
+        if ((m.unusual & lanes) == 0 && (m.vowel & lanes) != 0) continue;  // lower case, a vowel
+        if (take(base + from, base + to)) return true;
+      }
+      if (last) return false;
+    }
+  }
+#endif
 
   // One word of the walk: a number, a proper-noun phrase start, an identifier, a vowelless word.
   void addWord(const match::Word& w) {
@@ -270,7 +416,24 @@ class EntityCollector {
 
 std::vector<std::u16string> extractEntities(View text, std::size_t limit) {
   if (limit == 0) return {};
+#if CCE_MATCH_SSE2
+  return EntityCollector(text, limit).collectByLanes();
+#else
   return EntityCollector(text, limit).collect();
+#endif
 }
+
+namespace detail {
+std::vector<std::u16string> extractEntitiesByWords(View text, std::size_t limit) {
+#if CCE_MATCH_SSE2
+  if (limit == 0) return {};
+  return EntityCollector(text, limit).collect();
+#else
+  // The word walk is these builds' only walk; a second caller of collect() would change how the
+  // size build inlines it (cce.wasm stays byte for byte the same).
+  return extractEntities(text, limit);
+#endif
+}
+}  // namespace detail
 
 }  // namespace cce

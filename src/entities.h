@@ -14,4 +14,11 @@ namespace cce {
 
 std::vector<std::u16string> extractEntities(std::u16string_view text, std::size_t limit = 10);
 
+namespace detail {
+/// extractEntities with the word-by-word walk that builds without SSE2 (and wasm SIMD) use; the
+/// SIMD builds walk 64-unit blocks of word lanes. For the tests that hold the two together.
+std::vector<std::u16string> extractEntitiesByWords(std::u16string_view text,
+                                                   std::size_t limit = 10);
+}  // namespace detail
+
 }  // namespace cce

@@ -4,7 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "growth.h"
@@ -170,6 +172,56 @@ TEST_SUITE("entities") {
     CHECK(cce::extractEntities(text(1u << 20)).empty());
     CHECK(cce::test::growthRatio([&](std::size_t size) { cce::extractEntities(text(size)); },
                                  1u << 18) < cce::test::kLinearGrowthLimit);
+  }
+
+  TEST_CASE("the lane walk finds what the word walk finds, at every cut of a text") {
+    // SIMD builds walk 64-unit blocks of word lanes (extractEntities); the others walk word by
+    // word (detail::extractEntitiesByWords). Words cross block and 1024-unit chunk edges, sit at
+    // the text's start and end, mix every class, and the lists fill (so both walks stop early
+    // and switch to the upper-case walk at the same word).
+    static constexpr std::u16string_view kPieces[] = {
+        u"the",        u"build",       u"service",    u"and",       u"with",      u"Alice",
+        u"Bob Smith",  u"New York",    u"The",        u"However",   u"HTTP",      u"PASS",
+        u"snake_case", u"other_name",  u"camelCase",  u"getValue",  u"PascalCase", u"MyType",
+        u"npm",        u"ssh",         u"gym",        u"rhythm",    u"x1",        u"_private",
+        u"a",          u"I",           u"30 seconds", u"2.5 GB",    u"5ms",       u"12 km",
+        u"caf\u00e9",  u"\u00fcber",   u"\u2014",     u"\U0001F600", u"42",       u"v1.5",
+        u"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstu",
+        u"ALLCAPSWORDTHATGOESONANDONANDONANDONANDONANDONANDONANDONANDON",
+        u"very_long_snake_identifier_that_keeps_going_past_one_block_of_lanes"};
+    static constexpr std::u16string_view kGaps[] = {u" ", u" ", u" ", u"  ", u", ", u". ", u"-",
+                                                    u"(", u")", u"\n", u"\n\n", u": ", u"/"};
+    std::uint32_t state = 20261127;
+    auto below = [&state](std::size_t n) {
+      state = state * 1103515245u + 12345u;
+      return static_cast<std::size_t>((state >> 8) % n);
+    };
+    std::size_t calls = 0, full = 0;
+    for (int t = 0; t < 300; ++t) {
+      std::u16string text;
+      const std::size_t pieces = 1 + below(t % 10 == 0 ? 600 : 80);
+      for (std::size_t k = 0; k < pieces; ++k) {
+        if (k > 0) text += kGaps[below(std::size(kGaps))];
+        // Mostly plain words, so that lists fill late and the lanes skip most words.
+        text += below(3) == 0 ? kPieces[below(std::size(kPieces))] : kPieces[below(4)];
+      }
+      const std::size_t step = text.size() > 1500 ? 97 : text.size() > 300 ? 7 : 1;
+      for (std::size_t cut = 0; cut <= text.size(); cut += step) {
+        const std::u16string_view part(text.data(), cut);
+        for (std::size_t limit : {std::size_t{3}, std::size_t{10}, std::size_t{20}}) {
+          const auto expected = cce::detail::extractEntitiesByWords(part, limit);
+          ++calls;
+          full += expected.size() == limit;
+          if (cce::extractEntities(part, limit) != expected) {
+            CAPTURE(cce::js::toUtf8(part));
+            CAPTURE(limit);
+            CHECK(cce::extractEntities(part, limit) == expected);
+          }
+        }
+      }
+    }
+    CHECK(calls > 20000);
+    CHECK(full > calls / 10);
   }
 
 }  // TEST_SUITE("entities")
