@@ -583,21 +583,6 @@ inline unsigned base64Mask(const char16_t* p) {
 }
 #endif
 
-// kRandomChars of the maximal base64 run [begin, end), cut every kRunFieldMax units as RandomRuns
-// cuts it.
-CCE_NOINLINE std::uint64_t randomUnitsOfMaximalRun(const char16_t* s, std::size_t begin,
-                                                   std::size_t end) {
-  std::uint64_t total = 0;
-  for (std::size_t from = begin; end - from >= kRandomRunMinLength; from += kRunFieldMax) {
-    const std::size_t to = end - from > kRunFieldMax ? from + kRunFieldMax : end;
-    std::uint64_t run = 0;
-    for (std::size_t i = from; i < to; ++i) run += runAdd(s[i]);
-    total += randomUnitsOfRun(s, from, to, run);
-    if (to == end) break;
-  }
-  return total;
-}
-
 std::uint64_t randomUnitsOfLongRuns(const char16_t* s, std::size_t n) {
   std::uint64_t total = 0;
   std::size_t i = 0;
@@ -608,7 +593,7 @@ std::uint64_t randomUnitsOfLongRuns(const char16_t* s, std::size_t n) {
     if (carry + lead >= kRandomRunMinLength) {
       std::size_t end = i + lead;
       while (end < n && isBase64Unit(s[end])) ++end;
-      total += randomUnitsOfMaximalRun(s, i - carry, end);
+      total += randomRunUnits(s, i - carry, end);
       if (end >= n) return total;
       i = end + 1;  // s[end] is not base64
       carry = 0;
@@ -622,7 +607,7 @@ std::uint64_t randomUnitsOfLongRuns(const char16_t* s, std::size_t n) {
   std::size_t end = i;
   while (end < n && isBase64Unit(s[end])) ++end;
   const std::size_t begin = i - carry;
-  if (end - begin >= kRandomRunMinLength) total += randomUnitsOfMaximalRun(s, begin, end);
+  if (end - begin >= kRandomRunMinLength) total += randomRunUnits(s, begin, end);
   return total;
 }
 
