@@ -48,9 +48,11 @@ CompressResult runPipeline(const std::vector<Message>& messages, const CompressO
                            double recencyWindow, PipelineMemo* memo);
 
 /// Fills compression.ratio / token_ratio from the result's messages (spec §1.5; the safe mode also
-/// counts fuzzy dedups, truncations and omissions as changes).
+/// counts fuzzy dedups, truncations and omissions as changes). `duplicates` (optional): the run's
+/// dedup annotations, whose exact duplicates share their kept message's script estimate.
 void computeRatios(const std::vector<Message>& messages, const CompressOptions& options,
-                   PipelineMemo* memo, CompressResult& result);
+                   PipelineMemo* memo, CompressResult& result,
+                   const DedupAnnotations* duplicates = nullptr);
 
 /// The deterministic summariser's rules in this mode (the reference's under compat).
 SummarizeRules summarizeRules(const CompressOptions& options);

@@ -6,6 +6,7 @@
 
 #include "cce.h"
 #include "pipeline.h"
+#include "token_estimate.h"
 #include "unit_util.h"
 
 namespace {
@@ -73,6 +74,50 @@ TEST_SUITE("pipeline") {
       CHECK(s.messagesCompressed + s.messagesDeduped + s.messagesFuzzyDeduped +
                 s.messagesPreserved ==
             in.views.size());
+    }
+  }
+
+  TEST_CASE("exact duplicates take their kept message's script estimate, and only they") {
+    // The run hands its dedup annotations to computeRatios, which gives each exact duplicate the
+    // estimate of the message it duplicates instead of reading it again. Fuzzy duplicates (near,
+    // not equal, texts) must be read themselves. Every shared estimate must be the message's own,
+    // and the token ratio the one counted without sharing, for every window.
+    std::string prose;
+    for (int line = 0; line < 8; ++line) {
+      prose += "Line " + std::to_string(line) + " of the build log: " + kLongSentence + "\\n";
+    }
+    const std::string other = repeat("Die Warteschlange verwirft alte Sitzungen \u00fcber Nacht. ", 5);
+    const std::string cjk = repeat("\u961f\u5217\u6d88\u8d39\u8005\u8bb0\u5f55\u4f1a\u8bdd\u3002 ", 30);
+    const std::string near = prose + "One more line of the log.";
+    const std::string json =
+        "[" + message("s", "system", prose) + "," + message("1", "user", prose) + "," +
+        message("2", "assistant", cjk) + "," + message("3", "user", other) + "," +
+        message("4", "assistant", cjk) + "," + message("5", "user", near) + "," +
+        message("6", "user", prose) + "," + message("7", "assistant", other) + "," +
+        message("8", "user", cjk) + "," + message("9", "assistant", prose) + "]";
+    for (bool fuzzy : {false, true}) {
+      for (double rw : {0.0, 1.0, 2.0, 3.0, 5.0}) {
+        CAPTURE(fuzzy);
+        CAPTURE(rw);
+        auto in = cce::test::messagesFrom(json);
+        cce::CompressOptions o;
+        o.fuzzyDedup = fuzzy;
+        o.recencyWindow = rw;
+        cce::CompressResult r = cce::runPipeline(in.views, o, rw);
+        std::size_t shared = 0;
+        for (const cce::Message& m : in.views) {
+          if (!m.scriptTokens) continue;
+          CHECK(*m.scriptTokens == cce::estimateTokens(m.content));
+          ++shared;
+        }
+        CHECK(shared == in.views.size());
+        auto fresh = cce::test::messagesFrom(json);
+        cce::CompressResult unshared = r;
+        cce::computeRatios(fresh.views, o, nullptr, unshared);
+        CHECK(unshared.compression.tokenRatio == r.compression.tokenRatio);
+        CHECK(r.compression.messagesDeduped > 0);
+        if (fuzzy && rw < 5) CHECK(r.compression.messagesFuzzyDeduped > 0);
+      }
     }
   }
 
