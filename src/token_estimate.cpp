@@ -583,6 +583,17 @@ inline unsigned base64Mask(const char16_t* p) {
 }
 #endif
 
+// Whether [p, end) holds an ASCII digit. A run without one counts nothing (looksRandom), and
+// nearly every long run of a chat is such a name: "refreshAccessToken", "src/server/routes" (the
+// scale session: 12,073 of its 12,155 runs of 16 or more, 215 K units that randomRunUnits read
+// twice, unit by unit, for nothing).
+bool hasAsciiDigit(const char16_t* p, const char16_t* end) {
+  for (; p < end; ++p) {
+    if (static_cast<unsigned>(*p - u'0') < 10u) return true;
+  }
+  return false;
+}
+
 std::uint64_t randomUnitsOfLongRuns(const char16_t* s, std::size_t n) {
   std::uint64_t total = 0;
   std::size_t i = 0;
@@ -593,7 +604,7 @@ std::uint64_t randomUnitsOfLongRuns(const char16_t* s, std::size_t n) {
     if (carry + lead >= kRandomRunMinLength) {
       std::size_t end = i + lead;
       while (end < n && isBase64Unit(s[end])) ++end;
-      total += randomRunUnits(s, i - carry, end);
+      if (hasAsciiDigit(s + i - carry, s + end)) total += randomRunUnits(s, i - carry, end);
       if (end >= n) return total;
       i = end + 1;  // s[end] is not base64
       carry = 0;
@@ -607,7 +618,9 @@ std::uint64_t randomUnitsOfLongRuns(const char16_t* s, std::size_t n) {
   std::size_t end = i;
   while (end < n && isBase64Unit(s[end])) ++end;
   const std::size_t begin = i - carry;
-  if (end - begin >= kRandomRunMinLength) total += randomRunUnits(s, begin, end);
+  if (end - begin >= kRandomRunMinLength && hasAsciiDigit(s + begin, s + end)) {
+    total += randomRunUnits(s, begin, end);
+  }
   return total;
 }
 

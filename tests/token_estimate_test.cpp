@@ -479,6 +479,23 @@ TEST_SUITE("token_estimate") {
       check(u"x " + run + u" tail");
       check(std::u16string(7, u'a') + run);
     }
+    // Long runs are read only when they hold a digit: mixed-case runs of 16-40 units with one
+    // digit at each position (in the part carried from the blocks before, in the block that
+    // reaches 16, past it, last), or none, at every offset into a block, ended or not.
+    const std::u16string mixedCase = u"kTqWzRbNpLmXcVdHsJfGyUeA";
+    for (std::size_t length : {16, 17, 23, 31, 40}) {
+      for (std::size_t digitAt = 0; digitAt <= length; ++digitAt) {
+        std::u16string run;
+        while (run.size() < length) run += mixedCase;
+        run.resize(length);
+        if (digitAt < length) run[digitAt] = u'7';
+        for (std::size_t offset = 0; offset < 17; ++offset) {
+          check(std::u16string(offset, u' ') + run);
+          check(std::u16string(offset, u'.') + run + u" tail of the text");
+          check(u"x" + std::u16string(offset, u'a') + u"." + run + u"@" + run);
+        }
+      }
+    }
     // Random texts over base64 units and separators, mostly base64 so that long runs are common.
     const std::u16string alphabet = u"aZ09+/_-=Qx7 .\u00e9\u0100\u8000\n";
     std::uint32_t seed = 2026;
