@@ -39,6 +39,11 @@ struct FenceAndHardReason {
 };
 FenceAndHardReason scanFenceAndHardReason(std::u16string_view content);
 
+/// The same, except that when the content holds "```" (tripleBacktick), hardReason may miss what
+/// follows it: the pipeline's question (a fence decides before hard reasons), answered without
+/// reading past the fence where the build can stop there.
+FenceAndHardReason scanFenceOrHardReason(std::u16string_view content);
+
 namespace detail {
 /// scanFenceAndHardReason as the word-by-word walk that builds without SSE2 (and wasm SIMD) use;
 /// the SIMD builds scan sixteen-unit blocks instead. For the tests that hold the two together.

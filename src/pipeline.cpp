@@ -347,7 +347,7 @@ MessageClass classifyContent(View content) {
   // Rules 7-10 of §2.1: they depend on the content alone. A fence decides before hard reasons,
   // but one pass answers both.
   if (content.empty()) return MessageClass::Compressible;
-  const FenceAndHardReason scan = scanFenceAndHardReason(content);
+  const FenceAndHardReason scan = scanFenceOrHardReason(content);
   if (scan.tripleBacktick) {
     return splitCodeAndProse(content).proseLength >= 80 ? MessageClass::CodeSplit
                                                          : MessageClass::Preserved;

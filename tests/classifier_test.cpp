@@ -851,6 +851,44 @@ TEST_SUITE("classifier") {
     CHECK(hardWithLaterFence > 100);
   }
 
+  TEST_CASE("the pipeline's scan may stop at a fence, and answers its question as the full pass") {
+    // scanFenceOrHardReason (what classifyContent asks) stops at the first "```" in SIMD builds,
+    // since a fence decides before hard reasons: the fence answer must be the full pass's, and so
+    // must the hard reason wherever there is no fence. Every cut of generated texts puts the
+    // fence's three units on every side of a block edge.
+    TextGenerator generator(20261127);
+    std::vector<std::u16string> texts;
+    for (int k = 0; k < 1500; ++k) texts.push_back(generator.text(/*mild=*/k % 2 == 1));
+    const std::u16string prose = u"The deployment finished without errors after the retry. ";
+    for (std::size_t at = 0; at < 140; ++at) {
+      std::u16string text = prose + prose + prose;
+      text.insert(at, u"```");
+      texts.push_back(text + u"SELECT id FROM users WHERE id = 1 AND name = 'x';");
+      texts.push_back(u"``" + text.substr(0, at) + u"`");
+    }
+    std::size_t calls = 0, fences = 0, hard = 0;
+    for (const std::u16string& text : texts) {
+      const std::size_t step = text.size() > 300 ? 11 : 1;
+      for (std::size_t cut = 0; cut <= text.size(); cut += step) {
+        const std::u16string_view part(text.data(), cut);
+        const FenceAndHardReason full = scanFenceAndHardReason(part);
+        const FenceAndHardReason asked = cce::scanFenceOrHardReason(part);
+        ++calls;
+        fences += full.tripleBacktick;
+        hard += !full.tripleBacktick && full.hardReason;
+        if (asked.tripleBacktick != full.tripleBacktick ||
+            (!full.tripleBacktick && asked.hardReason != full.hardReason)) {
+          CAPTURE(show(std::u16string(part)));
+          CHECK(asked.tripleBacktick == full.tripleBacktick);
+          CHECK(asked.hardReason == full.hardReason);
+        }
+      }
+    }
+    CHECK(calls > 30000);
+    CHECK(fences > calls / 10);
+    CHECK(hard > calls / 10);
+  }
+
   TEST_CASE("the block scan answers as the word walk does, at every cut of a text") {
     // SIMD builds scan sixteen-unit blocks (scanFenceAndHardReason); the other builds walk words
     // (detail::scanFenceAndHardReasonByWords). Every prefix of each text puts words, key runs,
