@@ -204,8 +204,11 @@ bool mayYieldEntity(std::size_t, std::uint8_t first, std::uint8_t rest, std::siz
 // their previous match.
 class EntityCollector {
  public:
-  EntityCollector(View text, std::size_t limit)
-      : text_(text),
+  // `passOver`: the upper-case walk passes over the words that can no longer enter (the SIMD
+  // builds; their tests turn it off to hold the walk to the one that hands every word on).
+  EntityCollector(View text, std::size_t limit, bool passOver = true)
+      : passOver_(passOver),
+        text_(text),
         limit_(limit),
         proper_(limit, counts_, 0),
         pascal_(limit, counts_, 1),
@@ -375,6 +378,17 @@ class EntityCollector {
   std::vector<std::u16string> collectAroundUpper(std::size_t from) {
     const std::size_t n = text_.size();
     for (std::size_t i = match::findUpper(text_, from); i < n; i = match::findUpper(text_, i)) {
+#if CCE_MATCH_SSE2
+      if (passOver_ && camel_.full() && i > from && js::isWord(text_[i - 1])) {
+        // A capital inside a word (its first unit is none: the walk would have stopped there)
+        // makes a camel word at best, and with camel words full too, only words that start with
+        // a capital can still enter (proper nouns and Pascal words): the word is passed over.
+        // In the scale session this is 13 K of the 31 K words this walk finds.
+        do ++i;
+        while (i < n && js::isWord(text_[i]));
+        continue;
+      }
+#endif
       std::size_t b = i;
       while (b > from && js::isWord(text_[b - 1])) --b;
       match::Word w{b, b + 1, match::classOf(text_[b]), 0};
@@ -386,6 +400,12 @@ class EntityCollector {
       addWord(w);
       if (proper_.full()) break;
       i = w.end;
+#if CCE_MATCH_SSE2
+      // The rest of a proper-noun phrase the word started (or was in) is `[A-Z][a-z]+` words and
+      // whitespace: no phrase starts inside it, and such words have no identifier shape (one
+      // capital, no `_`); only their vowelless kind, which is full here, could take them.
+      if (passOver_) i = std::max(i, properEnd_);
+#endif
     }
     return result();
   }
@@ -404,6 +424,7 @@ class EntityCollector {
     return out;
   }
 
+  bool passOver_;
   View text_;
   std::size_t limit_;
   std::size_t counts_[DistinctList::kKinds] = {};
@@ -424,6 +445,11 @@ std::vector<std::u16string> extractEntities(View text, std::size_t limit) {
 }
 
 namespace detail {
+std::vector<std::u16string> extractEntitiesPassingNone(View text, std::size_t limit) {
+  if (limit == 0) return {};
+  return EntityCollector(text, limit, false).collect();
+}
+
 std::vector<std::u16string> extractEntitiesByWords(View text, std::size_t limit) {
 #if CCE_MATCH_SSE2
   if (limit == 0) return {};

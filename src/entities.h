@@ -19,6 +19,10 @@ namespace detail {
 /// SIMD builds walk 64-unit blocks of word lanes. For the tests that hold the two together.
 std::vector<std::u16string> extractEntitiesByWords(std::u16string_view text,
                                                    std::size_t limit = 10);
+/// The word walk with the upper-case walk handing every word it finds on to the lists, also those
+/// that can no longer enter (the SIMD builds pass over them). For the tests.
+std::vector<std::u16string> extractEntitiesPassingNone(std::u16string_view text,
+                                                       std::size_t limit = 10);
 }  // namespace detail
 
 }  // namespace cce

@@ -991,3 +991,59 @@ TEST_SUITE("dedup") {
     CHECK(all[0]->duplicateOfIndex == 200);
   }
 }
+
+TEST_CASE("findExactDuplicates groups as interning every eligible content would") {
+  // Only contents whose length another eligible content shares are interned (equal contents have
+  // equal lengths); the groups and their order of first appearance must be those of the plain
+  // definition: every eligible content in message order, a group per distinct content.
+  std::uint64_t seed = 0x9E3779B97F4A7C15ull;
+  auto next = [&seed](std::uint64_t bound) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed % bound;
+  };
+  for (int round = 0; round < 300; ++round) {
+    // A few base texts whose lengths often agree, and variants that differ in one unit.
+    std::vector<U16> pool;
+    const std::size_t kinds = 1 + next(8);
+    for (std::size_t k = 0; k < kinds; ++k) {
+      U16 text = repeated(u'a' + static_cast<char16_t>(next(3)), 195 + next(12));
+      if (next(2) == 0) text[next(text.size())] = u'z';
+      pool.push_back(text);
+    }
+    std::vector<Message> messages;
+    const std::size_t count = next(30);
+    for (std::size_t i = 0; i < count; ++i) {
+      U16 content = pool[next(pool.size())];
+      const std::uint64_t twist = next(10);
+      if (twist == 0) content = u"[summary: " + content;
+      const U16 role = twist == 1 ? U16(u"system") : U16(u"user");
+      messages.push_back(makeMessage(fromAscii(std::to_string(i)), role, content));
+      if (twist == 2) messages.back().hasToolCalls = true;
+    }
+    const std::vector<U16> preserve = {u"system"};
+    std::vector<U16> distinct;
+    std::vector<std::vector<std::size_t>> expected;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      const Message& m = messages[i];
+      if (m.role.text == u"system" || m.hasToolCalls || m.content.size() < 200 ||
+          cce::startsWithCompressionMarker(m.content)) {
+        continue;
+      }
+      const U16 content(std::u16string_view(m.content));
+      const std::size_t g = static_cast<std::size_t>(
+          std::find(distinct.begin(), distinct.end(), content) - distinct.begin());
+      if (g == distinct.size()) {
+        distinct.push_back(content);
+        expected.emplace_back();
+      }
+      expected[g].push_back(i);
+    }
+    expected.erase(std::remove_if(expected.begin(), expected.end(),
+                                  [](const std::vector<std::size_t>& g) { return g.size() < 2; }),
+                   expected.end());
+    CAPTURE(round);
+    CHECK(cce::findExactDuplicates(messages, preserve) == expected);
+  }
+}

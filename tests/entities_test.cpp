@@ -176,7 +176,8 @@ TEST_SUITE("entities") {
 
   TEST_CASE("the lane walk finds what the word walk finds, at every cut of a text") {
     // SIMD builds walk 64-unit blocks of word lanes (extractEntities); the others walk word by
-    // word (detail::extractEntitiesByWords). Words cross block and 1024-unit chunk edges, sit at
+    // word (detail::extractEntitiesByWords). Both pass over the words the upper-case walk can no
+    // longer use; detail::extractEntitiesPassingNone hands it every word. Words cross block and 1024-unit chunk edges, sit at
     // the text's start and end, mix every class, and the lists fill (so both walks stop early
     // and switch to the upper-case walk at the same word).
     static constexpr std::u16string_view kPieces[] = {
@@ -211,6 +212,11 @@ TEST_SUITE("entities") {
         for (std::size_t limit : {std::size_t{3}, std::size_t{10}, std::size_t{20}}) {
           const auto expected = cce::detail::extractEntitiesByWords(part, limit);
           ++calls;
+          if (cce::detail::extractEntitiesPassingNone(part, limit) != expected) {
+            CAPTURE(cce::js::toUtf8(part));
+            CAPTURE(limit);
+            CHECK(cce::detail::extractEntitiesPassingNone(part, limit) == expected);
+          }
           full += expected.size() == limit;
           if (cce::extractEntities(part, limit) != expected) {
             CAPTURE(cce::js::toUtf8(part));

@@ -25,7 +25,8 @@ std::size_t plainFind(const std::u16string& text, std::size_t from, Is is) {
 template <class Check>
 void forEachText(char16_t wanted, Check check) {
   const char16_t misses[] = {u'a', u'/', u':', u'-', u',', u'\n', u' ', u'@', u'[',
-                             0x802E, 0x2E00, 0x0130, 0xFF10, 0x3A3A, 0x8000, 0xFFFF};
+                             0x802E, 0x2E00, 0x0130, 0xFF10, 0x3A3A, 0x8000, 0xFFFF,
+                             0x8041, 0x4100, 0x015A, 0x5B,   0x60};
   for (std::size_t length = 0; length <= 40; ++length) {
     std::u16string base(length, u'x');
     for (std::size_t i = 0; i < length; ++i) base[i] = misses[(i * 7 + length) % std::size(misses)];

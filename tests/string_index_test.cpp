@@ -176,3 +176,31 @@ TEST_CASE("StringIndex compares lines with a 10 KB common prefix a bounded numbe
   CHECK(large <= 2 * 2000 + 16);
   CHECK(large < 5 * std::max<std::size_t>(small, 1) + 64);
 }
+
+TEST_CASE("StringIndex tells keys apart by any one unit, at every position and length") {
+  // Under colliding hashes every look-up ends in the whole-key comparison, which the SIMD builds
+  // run eight units a step with a unit-by-unit tail: a key that differs from another in one unit
+  // anywhere (in a step or in the tail, by a low or a high unit) must get its own index, and an
+  // equal key in other storage the first one's.
+  const char16_t replacements[] = {u'b', u'\0', u'\x7FFF', u'\x8000', u'\xFFFF', u'\xD800'};
+  for (std::size_t length = 1; length <= 40; ++length) {
+    const std::u16string base(length, u'a');
+    for (std::size_t at = 0; at < length; ++at) {
+      for (char16_t unit : replacements) {
+        Interner interner(kCollidingHashes);
+        std::u16string other = base;
+        other[at] = unit;
+        REQUIRE(interner.intern(base) == 0);
+        CHECK(interner.intern(other) == 1);
+        CHECK(interner.intern(std::u16string(base)) == 0);
+        CHECK(interner.intern(std::u16string(other)) == 1);
+        CHECK(interner.index.mode() == Mode::Sampled);
+      }
+    }
+    // A prefix of another key (lengths differ) is another key.
+    Interner interner(kCollidingHashes);
+    REQUIRE(interner.intern(base) == 0);
+    CHECK(interner.intern(base + u"a") == 1);
+    CHECK(interner.intern(base.substr(0, length - 1)) == 2);
+  }
+}

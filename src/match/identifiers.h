@@ -261,13 +261,24 @@ inline std::size_t findDigit(std::u16string_view text, std::size_t from) {
 /// The first ASCII upper-case letter at or after `from` in `text`, or text.size(). Four code units
 /// at a time: in each 16-bit lane, with the top bit cleared, adding 0x7FBF sets the top bit exactly
 /// for values >= 0x41 and adding 0x7FA5 for values >= 0x5B; a lane whose own top bit is set is no
-/// letter.
+/// letter. The speed build tests eight units a step first (entities walk whole texts with it once
+/// their later kinds are full).
 inline std::size_t findUpper(std::u16string_view text, std::size_t from) {
   constexpr std::uint64_t kOnes = 0x0001000100010001ull;
   constexpr std::uint64_t kTops = 0x8000800080008000ull;
   constexpr std::uint64_t kLow = 0x7FFF7FFF7FFF7FFFull;
   const std::size_t n = text.size();
   std::size_t i = from;
+#if CCE_MATCH_SSE2
+  for (; i + 8 <= n; i += 8) {
+    const std::size_t k = detail::firstOfEight(text.data() + i, [](__m128i v) {
+      // v - 'A' <= 25, unsigned: an upper-case letter (units below 'A' wrap around).
+      const __m128i offset = _mm_sub_epi16(v, _mm_set1_epi16(u'A'));
+      return _mm_cmpeq_epi16(_mm_subs_epu16(offset, _mm_set1_epi16(25)), _mm_setzero_si128());
+    });
+    if (k < 8) return i + k;
+  }
+#endif
   for (; i + 4 <= n; i += 4) {
     std::uint64_t v;
     std::memcpy(&v, text.data() + i, sizeof v);
