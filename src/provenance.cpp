@@ -37,31 +37,66 @@ U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
   return u"cce_sum_" + js::fromAscii(js::toBase36(djb2(key)));
 }
 
+namespace {
+// The frame's literals, whose lengths formatSummaryLength adds up.
+constexpr std::u16string_view kOpenEmbedded = u"[summary#";
+constexpr std::u16string_view kEmbeddedColon = u": ";
+constexpr std::u16string_view kOpen = u"[summary: ";
+constexpr std::u16string_view kMergedOpen = u" (";
+constexpr std::u16string_view kMergedClose = u" messages merged)";
+constexpr std::u16string_view kEntities = u" | entities: ";
+constexpr std::u16string_view kEntitySeparator = u", ";
+constexpr std::u16string_view kClose = u"]";
+
+std::size_t decimalLength(std::size_t n) {
+  std::size_t digits = 1;
+  for (; n >= 10; n /= 10) ++digits;
+  return digits;
+}
+}  // namespace
+
+std::size_t formatSummaryLength(std::size_t textLength, std::size_t mergedCount,
+                                const std::vector<U16>& entities, const U16* embeddedSummaryId) {
+  std::size_t length = textLength + kClose.size();
+  length += embeddedSummaryId
+                ? kOpenEmbedded.size() + embeddedSummaryId->size() + kEmbeddedColon.size()
+                : kOpen.size();
+  if (mergedCount >= 2) {
+    length += kMergedOpen.size() + decimalLength(mergedCount) + kMergedClose.size();
+  }
+  if (!entities.empty()) {
+    length += kEntities.size() + kEntitySeparator.size() * (entities.size() - 1);
+    for (const U16& entity : entities) length += entity.size();
+  }
+  return length;
+}
+
 U16 formatSummary(const U16& text, std::size_t mergedCount, const std::vector<U16>& entities,
                   const U16* embeddedSummaryId) {
   U16 out;
-  out.reserve(text.size() + 64);
+  // One allocation: the summary and its entities used to outgrow a guess.
+  out.reserve(formatSummaryLength(text.size(), mergedCount, entities, embeddedSummaryId));
   if (embeddedSummaryId) {
-    out += u"[summary#";
+    out += kOpenEmbedded;
     out += *embeddedSummaryId;
-    out += u": ";
+    out += kEmbeddedColon;
   } else {
-    out += u"[summary: ";
+    out += kOpen;
   }
   out += text;
   if (mergedCount >= 2) {
-    out += u" (";
+    out += kMergedOpen;
     js::appendDecimal(out, mergedCount);
-    out += u" messages merged)";
+    out += kMergedClose;
   }
   if (!entities.empty()) {
-    out += u" | entities: ";
+    out += kEntities;
     for (std::size_t i = 0; i < entities.size(); ++i) {
-      if (i > 0) out += u", ";
+      if (i > 0) out += kEntitySeparator;
       out += entities[i];
     }
   }
-  out += u"]";
+  out += kClose;
   return out;
 }
 

@@ -63,4 +63,27 @@ TEST_SUITE("provenance") {
           u"[summary#cce_sum_377088: t (3 messages merged) | entities: Redis, 3 retries]");
     CHECK(cce::formatSummary(u"a ] b", 0, {}, nullptr) == u"[summary: a ] b]");
   }
+
+  TEST_CASE("formatSummaryLength is the length of the wrapper formatSummary builds") {
+    // The pipeline's size guard decides with it whether entities can be kept, before building.
+    const std::u16string sid = u"cce_sum_377088";
+    const std::vector<std::vector<std::u16string>> entityLists = {
+        {}, {u"Redis"}, {u"Redis", u"3 retries", u"getUserProfile"}, {u""}, {u"", u""}};
+    std::size_t checked = 0;
+    for (const std::u16string& text : {std::u16string(), std::u16string(u"t"),
+                                       std::u16string(400, u'x')}) {
+      for (std::size_t merged : {0, 1, 2, 9, 10, 99, 100, 12345}) {
+        for (const auto& entities : entityLists) {
+          for (const std::u16string* embedded : {static_cast<const std::u16string*>(nullptr), &sid}) {
+            CAPTURE(merged);
+            CAPTURE(entities.size());
+            CHECK(cce::formatSummaryLength(text.size(), merged, entities, embedded) ==
+                  cce::formatSummary(text, merged, entities, embedded).size());
+            ++checked;
+          }
+        }
+      }
+    }
+    CHECK(checked == 240);
+  }
 }
