@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "compiler.h"
 #include "jscompat/number.h"
 #include "jscompat/sort.h"
 #include "jscompat/string.h"
@@ -55,7 +56,7 @@ std::size_t decimalLength(std::size_t n) {
 }
 }  // namespace
 
-std::size_t formatSummaryLength(std::size_t textLength, std::size_t mergedCount,
+CCE_NOINLINE std::size_t formatSummaryLength(std::size_t textLength, std::size_t mergedCount,
                                 const std::vector<U16>& entities, const U16* embeddedSummaryId) {
   std::size_t length = textLength + kClose.size();
   length += embeddedSummaryId
@@ -71,33 +72,69 @@ std::size_t formatSummaryLength(std::size_t textLength, std::size_t mergedCount,
   return length;
 }
 
+#ifdef CCE_NO_SIZED_SUMMARIES
+// The size-built module (wasm/CMakeLists.txt) lets the wrapper grow as it is built.
 U16 formatSummary(const U16& text, std::size_t mergedCount, const std::vector<U16>& entities,
                   const U16* embeddedSummaryId) {
   U16 out;
-  // One allocation: the summary and its entities used to outgrow a guess.
-  out.reserve(formatSummaryLength(text.size(), mergedCount, entities, embeddedSummaryId));
+  out.reserve(text.size() + 64);
   if (embeddedSummaryId) {
-    out += kOpenEmbedded;
+    out += u"[summary#";
     out += *embeddedSummaryId;
-    out += kEmbeddedColon;
+    out += u": ";
   } else {
-    out += kOpen;
+    out += u"[summary: ";
   }
   out += text;
   if (mergedCount >= 2) {
-    out += kMergedOpen;
+    out += u" (";
     js::appendDecimal(out, mergedCount);
-    out += kMergedClose;
+    out += u" messages merged)";
   }
   if (!entities.empty()) {
-    out += kEntities;
+    out += u" | entities: ";
     for (std::size_t i = 0; i < entities.size(); ++i) {
-      if (i > 0) out += kEntitySeparator;
+      if (i > 0) out += u", ";
       out += entities[i];
     }
   }
-  out += kClose;
+  out += u"]";
   return out;
 }
+#else
+U16 formatSummary(const U16& text, std::size_t mergedCount, const std::vector<U16>& entities,
+                  const U16* embeddedSummaryId) {
+  // Sized once and filled in place: the summary and its entities used to outgrow a guess.
+  U16 out(formatSummaryLength(text.size(), mergedCount, entities, embeddedSummaryId), u'\0');
+  char16_t* at = out.data();
+  auto put = [&at](std::u16string_view piece) {
+    at = std::copy(piece.begin(), piece.end(), at);
+  };
+  if (embeddedSummaryId) {
+    put(kOpenEmbedded);
+    put(*embeddedSummaryId);
+    put(kEmbeddedColon);
+  } else {
+    put(kOpen);
+  }
+  put(text);
+  if (mergedCount >= 2) {
+    put(kMergedOpen);
+    U16 digits;  // at most 20 units: no allocation
+    js::appendDecimal(digits, mergedCount);
+    put(digits);
+    put(kMergedClose);
+  }
+  if (!entities.empty()) {
+    put(kEntities);
+    for (std::size_t i = 0; i < entities.size(); ++i) {
+      if (i > 0) put(kEntitySeparator);
+      put(entities[i]);
+    }
+  }
+  put(kClose);
+  return out;
+}
+#endif
 
 }  // namespace cce
