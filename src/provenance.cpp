@@ -17,6 +17,8 @@ std::uint32_t djb2(const U16& key) {
   return h;
 }
 
+#ifdef CCE_NO_SIZED_SUMMARIES
+// The size-built module (wasm/CMakeLists.txt) hashes a copy of the key.
 U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
   U16 key;
   if (ids.size() == 1) {
@@ -37,6 +39,38 @@ U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
   }
   return u"cce_sum_" + js::fromAscii(js::toBase36(djb2(key)));
 }
+#else
+// djb2 runs over the key's pieces where they are (the key is never joined into a copy), and the
+// id is built in one allocation: a summary id per summarised group.
+U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
+  std::uint32_t h = 5381;
+  auto feed = [&h](const U16& piece) {
+    for (char16_t c : piece) h = h * 33u + static_cast<std::uint32_t>(c);
+  };
+  if (ids.size() == 1) {
+    // The reference hashes the single id as is: a non-string id has no `.length`, so nothing is
+    // hashed and the id is cce_sum_45h (spec §1.6 quirk).
+    if (ids[0]->isString()) feed(ids[0]->text);
+  } else {
+    std::vector<const U16*> sorted;
+    sorted.reserve(ids.size());
+    for (const Scalar* id : ids) sorted.push_back(&id->text);
+    // JS default sort compares String(id) by UTF-16 code units: u16string's operator< does exactly
+    // that. Stable, like V8's TimSort, although equal strings make the order irrelevant here.
+    js::stableSort(sorted, [](const U16* a, const U16* b) { return *a < *b; });
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (i > 0) h *= 33u;  // the U+0000 between two ids
+      feed(*sorted[i]);
+    }
+  }
+  const std::string digits = js::toBase36(h);  // at most 7: no allocation
+  U16 id;
+  id.reserve(8 + digits.size());
+  id += u"cce_sum_";
+  for (char d : digits) id.push_back(static_cast<char16_t>(d));
+  return id;
+}
+#endif
 
 namespace {
 // The frame's literals, whose lengths formatSummaryLength adds up.
