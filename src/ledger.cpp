@@ -25,11 +25,25 @@ bool isBlank(char16_t c) { return c == u' ' || c == u'\t' || c == u'\r'; }
 
 // Characters a token may contain: ASCII letters, digits and the punctuation of paths, URLs,
 // versions and identifiers. Everything else (spaces, quotes, brackets, commas) separates tokens.
-bool inToken(char16_t c) {
-  return isAlnum(c) || c == u'_' || c == u'.' || c == u'/' || c == u'-' || c == u':' ||
-         c == u'#' || c == u'?' || c == u'=' || c == u'&' || c == u'%' || c == u'~' ||
-         c == u'@' || c == u'+';
+constexpr bool isTokenUnit(char16_t c) {
+  return (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9') ||
+         c == u'_' || c == u'.' || c == u'/' || c == u'-' || c == u':' || c == u'#' || c == u'?' ||
+         c == u'=' || c == u'&' || c == u'%' || c == u'~' || c == u'@' || c == u'+';
 }
+#ifdef CCE_NO_DIGIT_DRIVEN_SCAN
+bool inToken(char16_t c) { return isTokenUnit(c); }
+#else
+struct TokenUnits {
+  bool in[128] = {};
+  constexpr TokenUnits() {
+    for (char16_t c = 0; c < 128; ++c) in[c] = isTokenUnit(c);
+  }
+};
+constexpr TokenUnits kTokenUnits{};
+// One look-up instead of sixteen comparisons: the token walks around digits read many units (the
+// size build keeps the comparisons).
+bool inToken(char16_t c) { return c < 128 && kTokenUnits.in[c]; }
+#endif
 
 // Trailing characters that end a sentence or a clause rather than the token.
 bool trailing(char16_t c) { return c == u'.' || c == u':' || c == u'?' || c == u'-' || c == u'#'; }
@@ -482,6 +496,9 @@ bool containsIn(const std::vector<const Artifact*>& phrases, const U16& token) {
 
 }  // namespace
 
+// isHighEntropy is false for shorter tokens (each shape below needs at least 8 units).
+constexpr std::size_t kShortestHighEntropy = 8;
+
 bool isHighEntropy(View t) {
   if (t.size() >= 8 && hexRun(t)) return true;
   if (t.size() >= 8 && (startsWith(t, u"0x") || startsWith(t, u"0X"))) {
@@ -536,14 +553,13 @@ std::vector<Artifact> artifactsOf(const LedgerSource& source, std::size_t limit,
 }
 
 // The size-built module (wasm/CMakeLists.txt) reads every line and token: the digit-driven scan
-// below cost 0.45 KB gzip of cce.wasm.
+// below cost 0.45 KB gzip of cce.wasm. Other builds keep the line scan (every line, its blank
+// groups for a dump, then every token) for tests to compare with.
 #ifdef CCE_NO_DIGIT_DRIVEN_SCAN
-constexpr bool kDigitDrivenScan = false;
-#else
-constexpr bool kDigitDrivenScan = true;
-#endif
-
 std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
+#else
+std::vector<U16> detail::highEntropyRunsByLines(View text, std::size_t maxUnits) {
+#endif
   std::vector<U16> out;  // at most maxUnits / 9 runs: the repeat check stays bounded
   std::size_t used = 0;
   auto keep = [&](View s) {
@@ -554,29 +570,60 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
     used += s.size() + 1;
     out.emplace_back(s);
   };
-  if (!kDigitDrivenScan) {
-    // The size-built module's scan: every line, its blank groups for a dump, then every token.
-    for (std::size_t start = 0; start < text.size() && used < maxUnits;) {
-      const std::size_t end = match::findUnit(text, start, u'\n');
-      const View line = trimBlank(text.substr(start, end - start));
-      const View dump = hexDumpRun(line);
-      if (!dump.empty()) {
-        keep(dump);
-      } else {
-        for (std::size_t t = 0; t < line.size();) {
-          while (t < line.size() && !inToken(line[t])) ++t;
-          std::size_t e = t;
-          while (e < line.size() && inToken(line[e])) ++e;
-          View token = line.substr(t, e - t);
-          while (!token.empty() && trailing(token.back())) token.remove_suffix(1);
-          if (isHighEntropy(token)) keep(token);
-          t = e;
-        }
+  for (std::size_t start = 0; start < text.size() && used < maxUnits;) {
+    const std::size_t end = match::findUnit(text, start, u'\n');
+    const View line = trimBlank(text.substr(start, end - start));
+    const View dump = hexDumpRun(line);
+    if (!dump.empty()) {
+      keep(dump);
+    } else {
+      for (std::size_t t = 0; t < line.size();) {
+        while (t < line.size() && !inToken(line[t])) ++t;
+        std::size_t e = t;
+        while (e < line.size() && inToken(line[e])) ++e;
+        View token = line.substr(t, e - t);
+        while (!token.empty() && trailing(token.back())) token.remove_suffix(1);
+        if (isHighEntropy(token)) keep(token);
+        t = e;
       }
-      start = end + 1;
     }
-    return out;
+    start = end + 1;
   }
+  return out;
+}
+
+#ifndef CCE_NO_DIGIT_DRIVEN_SCAN
+namespace {
+
+// highEntropyRuns' result: runs kept in order, without repeats, while they fit in `maxUnits`.
+struct KeptRuns {
+  explicit KeptRuns(std::size_t max) : maxUnits(max) {}
+  void keep(View s) {
+    if (used + s.size() + 1 > maxUnits) return;
+    for (const U16& o : out) {
+      if (o == s) return;
+    }
+    used += s.size() + 1;
+    out.emplace_back(s);
+  }
+  bool full() const { return used >= maxUnits; }
+  struct Mark {
+    std::size_t runs, used;
+  };
+  Mark mark() const { return {out.size(), used}; }
+  void rollBack(Mark m) {
+    out.resize(m.runs);
+    used = m.used;
+  }
+  std::size_t maxUnits;
+  std::size_t used = 0;
+  std::vector<U16> out;  // at most maxUnits / 9 runs: the repeat check stays bounded
+};
+
+}  // namespace
+
+std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
+  KeptRuns runs(maxUnits);
   // Every run holds a digit: a dump's run has a group with one, and each isHighEntropy shape
   // needs one (a hash's digit, the 0 of 0x, a key's four). Most units of a conversation are in
   // lines or tokens without any, so the scan goes from digit to digit (eight units per step in the
@@ -584,7 +631,7 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
   // around each digit are looked at.
   const std::size_t n = text.size();
   std::size_t start = 0;  // of the line the scan is in
-  for (std::size_t at = 0; at < n && used < maxUnits;) {
+  for (std::size_t at = 0; at < n && !runs.full();) {
     const std::size_t digit = match::findDigit<true>(text, at);
     if (digit == n) break;
     if (text[digit] == u'\n') {
@@ -594,35 +641,44 @@ std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
     const std::size_t end = match::findUnit(text, digit, u'\n');
     const View line = trimBlank(text.substr(start, end - start));
     start = at = end + 1;
-    // A dump needs a group of 2-8 hex digits holding a digit among four or more such groups in a
-    // row (a lone number is no dump); only then is the line read whole.
+    // One walk over the line's tokens that hold a digit: each token's first digit also stands for
+    // its blank group (a group's first digit is always a token's first one), which may start a
+    // dump. A dump needs a group of 2-8 hex digits holding a digit among four or more such groups
+    // in a row (a lone number is no dump); only then is the line read whole, and its run replaces
+    // the line's tokens. High-entropy tokens have 8 units or more, so shorter ones are not tested.
     bool dumpLike = false;
-    for (std::size_t d = match::findDigit(line, 0); d < line.size() && !dumpLike;) {
-      std::size_t b = d, e = d + 1;
-      while (b > 0 && !isBlank(line[b - 1])) --b;
-      while (e < line.size() && !isBlank(line[e])) ++e;
-      if (e - b >= 2 && e - b <= 8 && std::all_of(line.begin() + b, line.begin() + e, isHex)) {
-        dumpLike = hexGroupsAround(line, b, e) >= 4;
+    std::size_t groupEnd = 0;
+    const KeptRuns::Mark beforeLine = runs.mark();
+    // The scan started at the line's start, so `digit` is its first digit.
+    for (std::size_t d = digit - static_cast<std::size_t>(line.data() - text.data());
+         d < line.size();) {
+      if (!dumpLike && d >= groupEnd) {
+        std::size_t b = d, e = d + 1;
+        while (b > 0 && !isBlank(line[b - 1])) --b;
+        while (e < line.size() && !isBlank(line[e])) ++e;
+        if (e - b >= 2 && e - b <= 8 && std::all_of(line.begin() + b, line.begin() + e, isHex)) {
+          dumpLike = hexGroupsAround(line, b, e) >= 4;
+        }
+        groupEnd = e;
       }
-      d = match::findDigit(line, e);
-    }
-    const View dump = dumpLike ? hexDumpRun(line) : View();
-    if (!dump.empty()) {
-      keep(dump);
-      continue;
-    }
-    for (std::size_t d = match::findDigit(line, 0); d < line.size();) {
       std::size_t t = d, e = d + 1;
       while (t > 0 && inToken(line[t - 1])) --t;
       while (e < line.size() && inToken(line[e])) ++e;
       View token = line.substr(t, e - t);
       while (!token.empty() && trailing(token.back())) token.remove_suffix(1);
-      if (isHighEntropy(token)) keep(token);
+      if (token.size() >= kShortestHighEntropy && isHighEntropy(token)) runs.keep(token);
       d = match::findDigit(line, e);
     }
+    const View dump = dumpLike ? hexDumpRun(line) : View();
+    if (!dump.empty()) {
+      // The line's run replaces its tokens, which were kept as they were found.
+      runs.rollBack(beforeLine);
+      runs.keep(dump);
+    }
   }
-  return out;
+  return std::move(runs.out);
 }
+#endif  // CCE_NO_DIGIT_DRIVEN_SCAN
 
 U16 ledger(const std::vector<LedgerSource>& sources, std::size_t maxChars) {
   const std::size_t cap = std::min(kLedgerChars, maxChars);

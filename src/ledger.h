@@ -65,6 +65,12 @@ bool isHighEntropy(std::u16string_view token);
 /// verbatim rather than summarised away.
 std::vector<U16> highEntropyRuns(std::u16string_view text, std::size_t maxUnits);
 
+namespace detail {
+/// highEntropyRuns by reading every line and token (the size build's scan); the speed build goes
+/// from digit to digit. Tests compare the two.
+std::vector<U16> highEntropyRunsByLines(std::u16string_view text, std::size_t maxUnits);
+}  // namespace detail
+
 /// The ledger appended to a stub or note: " | " and the chosen artifacts of `sources` joined by
 /// ", "; "" when there are none. Choice: by kind (ArtifactKind order), then by order of first
 /// appearance across the sources; at most kLedgerRequests requests and kLedgerErrors error lines,

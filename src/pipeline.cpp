@@ -106,11 +106,27 @@ GroupOutcome summarizeGroup(const std::vector<Message>& messages, std::size_t be
   outcome.summaryId = makeSummaryId(idsOf(messages, begin, end));
   const U16* embedded = options.embedSummaryId ? &outcome.summaryId : nullptr;
   const std::size_t count = end - begin;
+  // The size guard (§2.3): the summary with its entities if it is shorter than the sources, else
+  // without them; reverted if even that is not shorter. Both lengths are known before a summary is
+  // built, so it is built once, and the entities are not looked for when they cannot be kept.
+#ifdef CCE_NO_SIZED_SUMMARIES
+  // (The size-built module builds the summary to measure it, wasm/CMakeLists.txt.)
   outcome.content = formatSummary(text, count, extractEntities(all), embedded);
   if (outcome.content.size() >= sourceLength) {
     outcome.content = formatSummary(text, count, {}, embedded);
     if (outcome.content.size() >= sourceLength) outcome.reverted = true;
   }
+#else
+  std::vector<U16> entities;
+  if (formatSummaryLength(text.size(), count, entities, embedded) < sourceLength) {
+    entities = extractEntities(all);
+    if (formatSummaryLength(text.size(), count, entities, embedded) >= sourceLength) {
+      entities.clear();
+    }
+  }
+  outcome.content = formatSummary(text, count, entities, embedded);
+  outcome.reverted = outcome.content.size() >= sourceLength;
+#endif
   return outcome;
 }
 

@@ -21,4 +21,9 @@ std::uint32_t djb2(const U16& key);
 U16 formatSummary(const U16& text, std::size_t mergedCount, const std::vector<U16>& entities,
                   const U16* embeddedSummaryId);
 
+/// The length formatSummary's result would have for a text of `textLength` units, without
+/// building it.
+std::size_t formatSummaryLength(std::size_t textLength, std::size_t mergedCount,
+                                const std::vector<U16>& entities, const U16* embeddedSummaryId);
+
 }  // namespace cce

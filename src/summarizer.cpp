@@ -217,6 +217,10 @@ struct Unit {
   int score = 0;
   std::size_t index = 0;
   bool primary = false;
+  // False for a unit whose score was left for the fallback (appendParagraphUnits): it is longer
+  // than the budget, as is every unit of its paragraph, so packing never takes it and no other
+  // unit's primary flag depends on it.
+  bool scored = true;
 };
 
 bool isTerminator(char16_t c) { return c == u'.' || c == u'!' || c == u'?'; }
@@ -395,22 +399,37 @@ constexpr bool kSharedAsciiCopy = false;
 constexpr bool kSharedAsciiCopy = true;
 #endif
 
-// The units of one paragraph under keepIdentifiersWhole, scored, best one primary. `paraAscii` is
-// the paragraph's WordScanner copy (match::asciiCopyOf), made once for the whole text.
-void appendParagraphUnits(View para, View paraAscii, std::vector<Unit>& units) {
+// The word-scan copy (match::asciiCopyOf) of the text whose units `units` holds, and what the
+// summary's units are measured against.
+struct UnitSource {
+  View text;
+  View ascii;  // the text itself when it is ASCII
+  // Units longer than this in a paragraph of such units can never be packed (selectUnits' caps are
+  // at most the summary's budget), so their scores wait for the fallback, the only reader.
+  std::size_t deferAbove = SIZE_MAX;
+};
+
+int scoreUnitOf(const UnitSource& source, View unit) {
+  if (!kSharedAsciiCopy) return scoreSentence(unit);
+  match::WordScanner words(
+      source.ascii.substr(static_cast<std::size_t>(unit.data() - source.text.data()), unit.size()),
+      match::WordScanner::PreparedAscii{});
+  return scoreUnit(unit, words);
+}
+
+// The units of one paragraph under keepIdentifiersWhole, scored, best one primary; a paragraph
+// whose every unit is longer than `source.deferAbove` is left unscored (Unit::scored), which is
+// about a seventh of the default mode's scoring on long conversations (logs and code without a
+// sentence end).
+void appendParagraphUnits(const UnitSource& source, View para, std::vector<Unit>& units) {
   const std::size_t firstUnit = units.size();
   const std::size_t n = para.size();
+  bool allLong = true;
   auto addUnit = [&](std::size_t from, std::size_t to) {
     View unit = js::trimView(para.substr(from, to - from));
     if (unit.empty()) return;
-    if (!kSharedAsciiCopy) {
-      units.push_back({unit, scoreSentence(unit), units.size(), false});
-      return;
-    }
-    match::WordScanner words(
-        paraAscii.substr(static_cast<std::size_t>(unit.data() - para.data()), unit.size()),
-        match::WordScanner::PreparedAscii{});
-    units.push_back({unit, scoreUnit(unit, words), units.size(), false});
+    allLong = allLong && unit.size() > source.deferAbove;
+    units.push_back({unit, 0, units.size(), false, false});
   };
   std::size_t unitStart = 0;
   for (std::size_t i = match::findTerminator(para, 0); i < n;
@@ -428,7 +447,11 @@ void appendParagraphUnits(View para, View paraAscii, std::vector<Unit>& units) {
     i = next;
   }
   addUnit(unitStart, n);
-  if (units.size() == firstUnit) return;
+  if (units.size() == firstUnit || allLong) return;
+  for (std::size_t u = firstUnit; u < units.size(); ++u) {
+    units[u].score = scoreUnitOf(source, units[u].text);
+    units[u].scored = true;
+  }
   std::size_t best = firstUnit;
   for (std::size_t u = firstUnit + 1; u < units.size(); ++u) {
     if (units[u].score > units[best].score) best = u;
@@ -437,21 +460,14 @@ void appendParagraphUnits(View para, View paraAscii, std::vector<Unit>& units) {
 }
 
 // Paragraphs as in the reference (`split(/\n\n+/)`, blank ones dropped), units per paragraph.
-void collectUnitsKeepingIdentifiers(View text, std::vector<Unit>& units) {
+void collectUnitsKeepingIdentifiers(const UnitSource& source, std::vector<Unit>& units) {
+  const View text = source.text;
   const std::size_t n = text.size();
   units.reserve(n / 64 + 8);
-  // The word scans of every unit read one copy (a copy only when the text is not ASCII).
-  std::u16string copy;
-  View ascii = text;
-  if (kSharedAsciiCopy && !match::isAscii(text)) {
-    copy = match::asciiCopyOf(text);
-    ascii = copy;
-  }
   std::size_t paraStart = 0;
   for (std::size_t i = match::findUnit(text, 0, u'\n');; i = match::findUnit(text, i + 1, u'\n')) {
     if (i < n && !(i + 1 < n && text[i + 1] == u'\n')) continue;
-    appendParagraphUnits(text.substr(paraStart, i - paraStart),
-                         ascii.substr(paraStart, i - paraStart), units);
+    appendParagraphUnits(source, text.substr(paraStart, i - paraStart), units);
     while (i < n && text[i] == u'\n') ++i;
     paraStart = i;
     if (i == n) break;
@@ -472,7 +488,7 @@ void appendByScore(const std::vector<Unit>& units, bool primary, std::vector<con
   const std::size_t from = pool.size();
   int maxScore = 0;
   for (const Unit& u : units) {
-    if (u.primary == primary && u.score >= 0) {
+    if (u.primary == primary && u.score >= 0 && u.scored) {
       pool.push_back(&u);
       maxScore = std::max(maxScore, u.score);
     }
@@ -494,8 +510,10 @@ void appendByScore(const std::vector<Unit>& units, bool primary, std::vector<con
   std::copy(sorted.begin(), sorted.end(), begin);
 }
 
-// §5.3: pools, greedy packing, fallback and the document-order join.
-std::u16string selectUnits(View text, std::size_t budget, const std::vector<Unit>& units) {
+// §5.3: pools, greedy packing, fallback and the document-order join. The fallback scores the units
+// whose scores were deferred (`source`; none in the reference rules).
+std::u16string selectUnits(View text, std::size_t budget, std::vector<Unit>& units,
+                           const UnitSource* source) {
   const long long cap = static_cast<long long>(budget);
   if (units.empty()) return std::u16string(js::trimView(sliceTo(text, cap)));
 
@@ -520,6 +538,11 @@ std::u16string selectUnits(View text, std::size_t budget, const std::vector<Unit
   }
 
   if (selected.empty()) {
+    for (Unit& u : units) {
+      if (u.scored) continue;
+      u.score = scoreUnitOf(*source, u.text);
+      u.scored = true;
+    }
     const Unit* best = &units[0];
     for (const Unit& u : units) {
       if (u.score > best->score) best = &u;
@@ -588,14 +611,24 @@ int scoreUnit(View s, match::WordScanner& words) {
 std::u16string summarize(View text, std::size_t budget) {
   std::vector<Unit> units;
   collectUnits(text, units);
-  return selectUnits(text, budget, units);
+  return selectUnits(text, budget, units, nullptr);
 }
 
-std::u16string summarize(View text, std::size_t budget, const SummarizeRules& rules) {
-  if (!rules.keepIdentifiersWhole) return summarize(text, budget);
+namespace {
+
+std::u16string summarizeKeepingIdentifiers(View text, std::size_t budget,
+                                           const SummarizeRules& rules, bool deferLongUnits) {
+  // The word scans of every unit read one copy (a copy only when the text is not ASCII).
+  UnitSource source{text, text};
+  std::u16string copy;
+  if (kSharedAsciiCopy && !match::isAscii(text)) {
+    copy = match::asciiCopyOf(text);
+    source.ascii = copy;
+  }
+  if (deferLongUnits) source.deferAbove = budget;
   std::vector<Unit> units;
-  collectUnitsKeepingIdentifiers(text, units);
-  std::u16string out = selectUnits(text, budget, units);
+  collectUnitsKeepingIdentifiers(source, units);
+  std::u16string out = selectUnits(text, budget, units, &source);
   if (!rules.keepHighEntropy) return out;
   const std::vector<U16> keep = highEntropyRuns(text, budget / 2);
   auto missing = [&out](const U16& run) { return out.find(run) == std::u16string::npos; };
@@ -604,7 +637,7 @@ std::u16string summarize(View text, std::size_t budget, const SummarizeRules& ru
   // what is left, then the runs it did not already contain.
   std::size_t reserve = 4;
   for (const U16& run : keep) reserve += run.size() + 1;
-  out = selectUnits(text, budget - reserve, units);
+  out = selectUnits(text, budget - reserve, units, &source);
   bool first = true;
   for (const U16& run : keep) {
     if (!missing(run)) continue;
@@ -618,5 +651,20 @@ std::u16string summarize(View text, std::size_t budget, const SummarizeRules& ru
   }
   return out;
 }
+
+}  // namespace
+
+std::u16string summarize(View text, std::size_t budget, const SummarizeRules& rules) {
+  if (!rules.keepIdentifiersWhole) return summarize(text, budget);
+  return summarizeKeepingIdentifiers(text, budget, rules, true);
+}
+
+namespace detail {
+std::u16string summarizeScoringEveryUnit(View text, std::size_t budget,
+                                         const SummarizeRules& rules) {
+  if (!rules.keepIdentifiersWhole) return summarize(text, budget);
+  return summarizeKeepingIdentifiers(text, budget, rules, false);
+}
+}  // namespace detail
 
 }  // namespace cce

@@ -46,4 +46,12 @@ std::u16string summarize(std::u16string_view text, std::size_t budget,
 /// The §5.2 score of one trimmed unit (exposed for table tests).
 int scoreSentence(std::u16string_view sentence);
 
+namespace detail {
+/// summarize without its one shortcut: under keepIdentifiersWhole, summarize leaves the units of a
+/// paragraph unscored when every one is longer than the budget (packing can take none of them)
+/// and scores them only if the fallback needs them. Tests compare the two.
+std::u16string summarizeScoringEveryUnit(std::u16string_view text, std::size_t budget,
+                                         const SummarizeRules& rules);
+}  // namespace detail
+
 }  // namespace cce

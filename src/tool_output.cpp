@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler.h"
 #include "jscompat/string.h"
 #include "match/identifiers.h"
 #include "string_index.h"
@@ -140,6 +141,53 @@ std::u16string capToBudget(std::u16string s, std::size_t budget) {
   return s;
 }
 
+// The summary as capToBudget will cut it, built in one allocation for the engine's budgets (it
+// used to grow piece by piece, five allocations for a typical 300-unit summary). With a budget of
+// 3 or more only the first budget + 1 units can matter: the text is either at most the budget, or
+// more and cut to budget - 3 units, so the pieces past that are not copied.
+#ifndef CCE_NO_SIZED_SUMMARIES
+class CappedText {
+ public:
+  explicit CappedText(std::size_t budget)
+      : budget_(budget), limit_(budget >= 3 ? budget + 1 : std::u16string::npos) {
+    constexpr std::size_t kLargestReserve = 4096;  // the engine's budgets are 200 and 400
+    text_.reserve(std::min(limit_, kLargestReserve));
+  }
+  bool empty() const { return text_.empty(); }
+  CappedText& operator+=(View piece) {
+    append(piece);
+    return *this;
+  }
+  CCE_NOINLINE void append(View piece) {  // one copy for the dozen callers
+    if (text_.size() < limit_) text_.append(piece.substr(0, limit_ - text_.size()));
+  }
+  void appendDecimal(std::size_t n) {
+    if (text_.size() >= limit_) return;
+    js::appendDecimal(text_, n);
+    if (text_.size() > limit_) text_.resize(limit_);
+  }
+  std::u16string take() { return capToBudget(std::move(text_), budget_); }
+
+ private:
+  std::size_t budget_;
+  std::size_t limit_;
+  std::u16string text_;
+};
+
+void appendDecimal(CappedText& text, std::size_t n) { text.appendDecimal(n); }
+std::u16string finish(CappedText&& text, std::size_t) { return text.take(); }
+using SummaryText = CappedText;
+#else
+// The size-built module (wasm/CMakeLists.txt) lets the summary grow and cuts it at the end.
+void appendDecimal(std::u16string& text, std::size_t n) { js::appendDecimal(text, n); }
+std::u16string finish(std::u16string&& text, std::size_t budget) {
+  return capToBudget(std::move(text), budget);
+}
+struct SummaryText : std::u16string {
+  explicit SummaryText(std::size_t) {}
+};
+#endif
+
 // The tests that read a unit or two go first: a grep hit and a key read the line's first run.
 bool isStructuredLine(View line) {
   return isIndentedBullet(line) || startsWithStatus(line) || isGrepHit(line) || isKeyValue(line);
@@ -209,7 +257,7 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
     }
   });
 
-  std::u16string out;
+  SummaryText out(budget);
   const std::size_t pathCount = paths.size();
   if (pathCount > 0 || !statuses.empty()) {
     if (pathCount > 0) {
@@ -220,7 +268,7 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
       }
       if (pathCount > 3) {
         out += u" +";
-        js::appendDecimal(out, pathCount - 3);
+        appendDecimal(out, pathCount - 3);
         out += u" more";
       }
     }
@@ -228,7 +276,7 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
       if (!out.empty()) out += u" | ";
       out += status;
     }
-    return capToBudget(std::move(out), budget);
+    return finish(std::move(out), budget);
   }
   for (std::size_t i = 0; i < lineCount && i < 3; ++i) {
     if (i > 0) out += u" | ";
@@ -237,9 +285,9 @@ std::u16string summarizeStructured(View text, std::size_t budget) {
   out += u" | ... | ";
   if (lineCount > 0) out += js::trimView(last);
   out += u" (";
-  js::appendDecimal(out, lineCount);
+  appendDecimal(out, lineCount);
   out += u" lines)";
-  return capToBudget(std::move(out), budget);
+  return finish(std::move(out), budget);
 }
 
 }  // namespace cce

@@ -302,6 +302,67 @@ TEST_SUITE("ledger") {
                                           "4a6f 686e 2044 6f65", "0123abcd"});
     CHECK(cce::highEntropyRuns(u("no digits here, deadbeefcafebabe\nnor here"), 400).empty());
   }
+
+  // The digit-driven scan (one walk over a line's digit tokens, which also finds its dump) against
+  // the plain scan of every line and token, on the real data sets' texts and on generated lines of
+  // hex groups, hashes, keys, numbers and near misses, at caps that cut the list anywhere.
+  TEST_CASE("high-entropy runs: the digit-driven scan finds what reading every token finds") {
+    std::vector<U16> texts;
+    for (const char* file : {"aider_chat_history.json", "claude_code_ccviewer.json",
+                             "claude_code_console_bookminder.json", "claude_code_mclaude.json",
+                             "swe_agent_trajectories.json"}) {
+      const std::string json = cce::test::readFile(cce::test::testDataDir() + "/data/real/" + file);
+      REQUIRE(!json.empty());
+      // Every JSON string's raw text (escapes and all): both scans see the same units.
+      for (std::size_t at = json.find('"'); at != std::string::npos;) {
+        std::size_t close = at + 1;
+        while (close < json.size() && json[close] != '"') close += json[close] == '\\' ? 2 : 1;
+        if (close - at > 40) texts.push_back(u(json.substr(at + 1, close - at - 1)));
+        at = json.find('"', close + 1);
+      }
+    }
+    const std::size_t real = texts.size();
+    CHECK(real > 10000);
+    const char* const pieces[] = {"4865", "6c", "0a00", "deadbeef", "9f3c2ab1d7e4", "ab", "12",
+                                  "0x7ffd5f", "0X1", "123e4567-e89b-12d3-a456-426614174000",
+                                  "AKIAxY9z8W7v6U5t4S3r2Q1p", "v1.2.3", "2024-01-01", "x",
+                                  "deadline", "cafe", "12345678", "zz", "g00d", "abcdef12:", "#1",
+                                  "a-1", "QWERTYuiopASDFGHjklz2468.", "0123456789abcdef0123"};
+    const char* const gaps[] = {" ", "  ", "\t", ", ", "\n", " \r\n", "/", "\n\n", "(", " | "};
+    unsigned state = 7;
+    auto next = [&state](unsigned n) {
+      state = state * 1103515245u + 12345u;
+      return (state >> 8) % n;
+    };
+    for (int t = 0; t < 6000; ++t) {
+      std::string text;
+      const unsigned count = 1 + next(30);
+      for (unsigned k = 0; k < count; ++k) {
+        if (k > 0) text += gaps[next(sizeof gaps / sizeof gaps[0])];
+        text += pieces[next(sizeof pieces / sizeof pieces[0])];
+      }
+      texts.push_back(u(text));
+    }
+    std::size_t checked = 0, nonEmpty = 0, differ = 0;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      for (std::size_t cap : {std::size_t{30}, std::size_t{100}, std::size_t{200}, std::size_t{4000}}) {
+        const std::vector<U16> fast = cce::highEntropyRuns(texts[i], cap);
+        const std::vector<U16> plain = cce::detail::highEntropyRunsByLines(texts[i], cap);
+        ++checked;
+        nonEmpty += !plain.empty();
+        if (fast != plain) {
+          ++differ;
+          CAPTURE(i);
+          CAPTURE(cap);
+          CHECK(s8(texts[i]) == "");
+        }
+      }
+    }
+    MESSAGE("texts compared: " << checked << " (" << real << " real), " << nonEmpty
+                               << " with runs");
+    CHECK(differ == 0);
+    CHECK(nonEmpty > 5000);
+  }
 }
 
 TEST_SUITE("summarizer") {

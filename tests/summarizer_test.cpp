@@ -523,3 +523,121 @@ TEST_SUITE("summarizer") {
   }
 
 }  // TEST_SUITE("summarizer")
+
+// ---- deferred scores ---------------------------------------------------------------------------
+
+namespace {
+
+// Every string of 120 units or more in a JSON value (contents, tool results, arguments).
+void collectLongStrings(const JValue& v, std::vector<std::u16string>& out) {
+  if (v.IsString()) {
+    std::u16string s = fromUtf8(std::string(v.GetString(), v.GetStringLength()));
+    if (s.size() >= 120) out.push_back(std::move(s));
+  } else if (v.IsArray()) {
+    for (const JValue& item : v.GetArray()) collectLongStrings(item, out);
+  } else if (v.IsObject()) {
+    for (const auto& member : v.GetObject()) collectLongStrings(member.value, out);
+  }
+}
+
+// Paragraphs of sentences and of long unterminated lines (logs, code, hashes), some sentences
+// filler (negative scores), so that every paragraph kind meets every budget: units longer than
+// the budget alone, beside short ones, and texts where nothing fits.
+std::u16string generatedText(unsigned seed) {
+  unsigned state = seed * 2654435761u + 1;
+  auto next = [&state](unsigned n) {
+    state = state * 1103515245u + 12345u;
+    return (state >> 8) % n;
+  };
+  static const char* const kWords[] = {
+      "the",       "build",    "fails",     "getUserProfile", "max_retry", "ssh",   "PASS",
+      "must",      "note",     "that",      "30ms",           "2.5",       "GB",    "client.ts",
+      "v1.2.3",    "e.g.",     "Dr.",       "0x7f3a9c2e",     "deadbeefcafebabe1234", "und",
+      "naïve",     "日本語",   "src/a.ts:12:", "however",     "WARNING",   "i.e.",  "no"};
+  static const char* const kFillers[] = {"Sure, ", "OK. ", "Thanks! ", "Got it, ", "Well, "};
+  std::string text;
+  const unsigned paragraphs = 1 + next(5);
+  for (unsigned p = 0; p < paragraphs; ++p) {
+    if (p > 0) text += next(4) == 0 ? "\n\n\n" : "\n\n";
+    const unsigned units = 1 + next(6);
+    for (unsigned u = 0; u < units; ++u) {
+      if (u > 0) text += next(5) == 0 ? "\n" : " ";
+      if (next(4) == 0) text += kFillers[next(5)];
+      const bool longLine = next(3) == 0;
+      const unsigned words = longLine ? 40 + next(120) : 2 + next(14);
+      for (unsigned w = 0; w < words; ++w) {
+        if (w > 0) text += longLine && next(3) == 0 ? "_" : " ";
+        text += kWords[next(sizeof kWords / sizeof kWords[0])];
+      }
+      if (!longLine || next(2) == 0) text += ".!?"[next(3)];
+    }
+  }
+  return fromUtf8(text);
+}
+
+}  // namespace
+
+TEST_SUITE("summarizer") {
+  TEST_CASE("leaving paragraphs of over-budget units unscored changes no summary") {
+    // summarize scores such a paragraph only when the fallback needs it; the plain version scores
+    // every unit. Texts: every long string of the real data sets and generated texts, at budgets
+    // that put units on both sides of the cut, under the default mode's rules and without the
+    // high-entropy runs.
+    std::vector<std::u16string> texts;
+    const std::filesystem::path dir = std::filesystem::path(CCE_TESTDATA_DIR) / "data/real";
+    REQUIRE(std::filesystem::is_directory(dir));
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() != ".json") continue;
+      rapidjson::Document doc;
+      const std::string json = readFile(entry.path());
+      if (doc.Parse(json.c_str()).HasParseError()) continue;
+      collectLongStrings(doc, texts);
+    }
+    const std::size_t realTexts = texts.size();
+    CHECK(realTexts > 5000);
+    for (unsigned seed = 0; seed < 4000; ++seed) texts.push_back(generatedText(seed));
+
+    cce::SummarizeRules defaultMode;
+    defaultMode.keepIdentifiersWhole = true;
+    defaultMode.keepHighEntropy = true;
+    cce::SummarizeRules wholeOnly;
+    wholeOnly.keepIdentifiersWhole = true;
+    std::size_t checked = 0, differ = 0, fallbacks = 0;
+    for (std::size_t t = 0; t < texts.size(); ++t) {
+      const std::u16string& text = texts[t];
+      for (std::size_t budget : {std::size_t{40}, std::size_t{120}, std::size_t{200},
+                                 std::size_t{400}}) {
+        for (const cce::SummarizeRules* rules : {&defaultMode, &wholeOnly}) {
+          const std::u16string fast = cce::summarize(text, budget, *rules);
+          const std::u16string plain = cce::detail::summarizeScoringEveryUnit(text, budget, *rules);
+          ++checked;
+          fallbacks += fast.size() >= 3 && fast.compare(fast.size() - 3, 3, u"...") == 0;
+          if (fast != plain) {
+            ++differ;
+            CAPTURE(t);
+            CAPTURE(budget);
+            CHECK(u8(fast) == u8(plain));
+          }
+        }
+      }
+    }
+    MESSAGE("summaries compared: " << checked << " (" << realTexts << " real texts), "
+                                   << fallbacks << " ending in the fallback's ellipsis");
+    CHECK(differ == 0);
+    CHECK(fallbacks > 100);
+  }
+
+  TEST_CASE("the fallback scores the units it left unscored") {
+    // Both paragraphs are one unit longer than the budget, so neither is scored while the units
+    // are collected; nothing fits, and the fallback must take the better second one.
+    const std::u16string plain = u"this plain line has no signal at all and runs on for a while";
+    const std::u16string scored = u"getUserProfile calls fetchTokens and retryCount for a while";
+    const std::u16string text = plain + u"\n\n" + scored;
+    cce::SummarizeRules rules;
+    rules.keepIdentifiersWhole = true;
+    rules.keepHighEntropy = true;
+    CHECK(u8(cce::summarize(text, 30, rules)) == u8(scored.substr(0, 27) + u"..."));
+    CHECK(cce::summarize(text, 30, rules) ==
+          cce::detail::summarizeScoringEveryUnit(text, 30, rules));
+  }
+}

@@ -144,6 +144,35 @@ TEST_SUITE("tool_output") {
     CHECK(u8(out.substr(194)) == "xxx...");
   }
 
+  TEST_CASE("a summary is cut as if it had been built whole") {
+    // summarizeStructured stops copying past budget + 1 units; cutting its uncut summary (a budget
+    // nothing reaches) with `slice(0, budget - 3) + "..."` must give the same text at every budget.
+    const std::string texts[] = {
+        grepOutput(12),
+        lines("  - " + std::string(100, 'x'), 8),
+        "src/a.ts:1: FAIL one\n  Tests  3 passed\n  Tests  3 passed\nTotal: 4\nDuration 2s\n"
+        "nothing\n- test: run vitest suite",
+        lines("ERROR " + std::string(30, 'e'), 7) + "\nWARN w\nPASS p",
+        lines("key: value", 9),
+        lines("  * b\u00e4r", 6),
+    };
+    std::size_t checked = 0;
+    for (const std::string& text : texts) {
+      const std::u16string in = u16(text);
+      const std::u16string whole = cce::summarizeStructured(in, std::size_t{1} << 40);
+      CHECK(whole.size() > 20);
+      for (std::size_t budget = 3; budget <= whole.size() + 5; ++budget) {
+        const std::u16string expected =
+            whole.size() <= budget ? whole : whole.substr(0, budget - 3) + u"...";
+        CAPTURE(text);
+        CAPTURE(budget);
+        CHECK(u8(cce::summarizeStructured(in, budget)) == u8(expected));
+        ++checked;
+      }
+    }
+    CHECK(checked > 500);
+  }
+
   TEST_CASE("detects a megabyte of log lines in linear time") {
     auto log = [](std::size_t size) {
       std::u16string big;
