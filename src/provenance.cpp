@@ -154,7 +154,7 @@ U16 formatSummary(const U16& text, std::size_t mergedCount, const std::vector<U1
   put(text);
   if (mergedCount >= 2) {
     put(kMergedOpen);
-    U16 digits;  // at most 20 units: no allocation
+    U16 digits;  // a group's few digits fit the string's own buffer: no allocation
     js::appendDecimal(digits, mergedCount);
     put(digits);
     put(kMergedClose);
