@@ -1245,27 +1245,28 @@ FenceAndHardReason scanFenceAndHardReasonByWords(std::u16string_view content) {
 }
 }  // namespace detail
 
-FenceAndHardReason scanFenceAndHardReason(std::u16string_view content) {
-  // One fused pass; classifyMessage keeps the detector-by-detector form it must agree with.
+namespace {
+// One fused pass; classifyMessage keeps the detector-by-detector form it must agree with. The
+// block scan may stop at the first fence (the word walk of the other builds always reads on).
+FenceAndHardReason scanFenceAndHardReasonUpTo(std::u16string_view content, bool stopAtFence) {
 #if CCE_CLASSIFIER_SSE2
   if (hasJsonStructure(content)) return {hasTripleBacktick(content, 0), true};
   FenceAndHardReason out;
-  out.hardReason = scanForHardReasonByBlocks(content, out.tripleBacktick, false);
+  out.hardReason = scanForHardReasonByBlocks(content, out.tripleBacktick, stopAtFence);
   return out;
 #else
+  (void)stopAtFence;
   return detail::scanFenceAndHardReasonByWords(content);
 #endif
 }
+}  // namespace
+
+FenceAndHardReason scanFenceAndHardReason(std::u16string_view content) {
+  return scanFenceAndHardReasonUpTo(content, false);
+}
 
 FenceAndHardReason scanFenceOrHardReason(std::u16string_view content) {
-#if CCE_CLASSIFIER_SSE2
-  if (hasJsonStructure(content)) return {hasTripleBacktick(content, 0), true};
-  FenceAndHardReason out;
-  out.hardReason = scanForHardReasonByBlocks(content, out.tripleBacktick, true);
-  return out;
-#else
-  return detail::scanFenceAndHardReasonByWords(content);
-#endif
+  return scanFenceAndHardReasonUpTo(content, true);
 }
 
 bool isValidJson(std::u16string_view text) {

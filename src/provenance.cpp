@@ -17,6 +17,19 @@ std::uint32_t djb2(const U16& key) {
   return h;
 }
 
+namespace {
+// A group's ids in the order its key joins them. JS default sort compares String(id) by UTF-16
+// code units: u16string's operator< does exactly that. Stable, like V8's TimSort, although equal
+// strings make the order irrelevant here.
+std::vector<const U16*> idTextsInKeyOrder(const std::vector<const Scalar*>& ids) {
+  std::vector<const U16*> sorted;
+  sorted.reserve(ids.size());
+  for (const Scalar* id : ids) sorted.push_back(&id->text);
+  js::stableSort(sorted, [](const U16* a, const U16* b) { return *a < *b; });
+  return sorted;
+}
+}  // namespace
+
 #ifdef CCE_NO_SIZED_SUMMARIES
 // The size-built module (wasm/CMakeLists.txt) hashes a copy of the key.
 U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
@@ -26,12 +39,7 @@ U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
     // hashed and the id is cce_sum_45h (spec §1.6 quirk).
     if (ids[0]->isString()) key = ids[0]->text;
   } else {
-    std::vector<const U16*> sorted;
-    sorted.reserve(ids.size());
-    for (const Scalar* id : ids) sorted.push_back(&id->text);
-    // JS default sort compares String(id) by UTF-16 code units: u16string's operator< does exactly
-    // that. Stable, like V8's TimSort, although equal strings make the order irrelevant here.
-    js::stableSort(sorted, [](const U16* a, const U16* b) { return *a < *b; });
+    const std::vector<const U16*> sorted = idTextsInKeyOrder(ids);
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       if (i > 0) key.push_back(u'\0');
       key += *sorted[i];
@@ -52,12 +60,7 @@ U16 makeSummaryId(const std::vector<const Scalar*>& ids) {
     // hashed and the id is cce_sum_45h (spec §1.6 quirk).
     if (ids[0]->isString()) feed(ids[0]->text);
   } else {
-    std::vector<const U16*> sorted;
-    sorted.reserve(ids.size());
-    for (const Scalar* id : ids) sorted.push_back(&id->text);
-    // JS default sort compares String(id) by UTF-16 code units: u16string's operator< does exactly
-    // that. Stable, like V8's TimSort, although equal strings make the order irrelevant here.
-    js::stableSort(sorted, [](const U16* a, const U16* b) { return *a < *b; });
+    const std::vector<const U16*> sorted = idTextsInKeyOrder(ids);
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       if (i > 0) h *= 33u;  // the U+0000 between two ids
       feed(*sorted[i]);
