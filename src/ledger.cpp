@@ -552,47 +552,6 @@ std::vector<Artifact> artifactsOf(const LedgerSource& source, std::size_t limit,
   return out;
 }
 
-// The size-built module (wasm/CMakeLists.txt) reads every line and token: the digit-driven scan
-// below cost 0.45 KB gzip of cce.wasm. Other builds keep the line scan (every line, its blank
-// groups for a dump, then every token) for tests to compare with.
-#ifdef CCE_NO_DIGIT_DRIVEN_SCAN
-std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
-#else
-std::vector<U16> detail::highEntropyRunsByLines(View text, std::size_t maxUnits) {
-#endif
-  std::vector<U16> out;  // at most maxUnits / 9 runs: the repeat check stays bounded
-  std::size_t used = 0;
-  auto keep = [&](View s) {
-    if (used + s.size() + 1 > maxUnits) return;
-    for (const U16& o : out) {
-      if (o == s) return;
-    }
-    used += s.size() + 1;
-    out.emplace_back(s);
-  };
-  for (std::size_t start = 0; start < text.size() && used < maxUnits;) {
-    const std::size_t end = match::findUnit(text, start, u'\n');
-    const View line = trimBlank(text.substr(start, end - start));
-    const View dump = hexDumpRun(line);
-    if (!dump.empty()) {
-      keep(dump);
-    } else {
-      for (std::size_t t = 0; t < line.size();) {
-        while (t < line.size() && !inToken(line[t])) ++t;
-        std::size_t e = t;
-        while (e < line.size() && inToken(line[e])) ++e;
-        View token = line.substr(t, e - t);
-        while (!token.empty() && trailing(token.back())) token.remove_suffix(1);
-        if (isHighEntropy(token)) keep(token);
-        t = e;
-      }
-    }
-    start = end + 1;
-  }
-  return out;
-}
-
-#ifndef CCE_NO_DIGIT_DRIVEN_SCAN
 namespace {
 
 // highEntropyRuns' result: runs kept in order, without repeats, while they fit in `maxUnits`.
@@ -622,6 +581,38 @@ struct KeptRuns {
 
 }  // namespace
 
+// The size-built module (wasm/CMakeLists.txt) reads every line and token: the digit-driven scan
+// below cost 0.45 KB gzip of cce.wasm. Other builds keep the line scan (every line, its blank
+// groups for a dump, then every token) for tests to compare with.
+#ifdef CCE_NO_DIGIT_DRIVEN_SCAN
+std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
+#else
+std::vector<U16> detail::highEntropyRunsByLines(View text, std::size_t maxUnits) {
+#endif
+  KeptRuns runs(maxUnits);
+  for (std::size_t start = 0; start < text.size() && !runs.full();) {
+    const std::size_t end = match::findUnit(text, start, u'\n');
+    const View line = trimBlank(text.substr(start, end - start));
+    const View dump = hexDumpRun(line);
+    if (!dump.empty()) {
+      runs.keep(dump);
+    } else {
+      for (std::size_t t = 0; t < line.size();) {
+        while (t < line.size() && !inToken(line[t])) ++t;
+        std::size_t e = t;
+        while (e < line.size() && inToken(line[e])) ++e;
+        View token = line.substr(t, e - t);
+        while (!token.empty() && trailing(token.back())) token.remove_suffix(1);
+        if (isHighEntropy(token)) runs.keep(token);
+        t = e;
+      }
+    }
+    start = end + 1;
+  }
+  return std::move(runs.out);
+}
+
+#ifndef CCE_NO_DIGIT_DRIVEN_SCAN
 std::vector<U16> highEntropyRuns(View text, std::size_t maxUnits) {
   KeptRuns runs(maxUnits);
   // Every run holds a digit: a dump's run has a group with one, and each isHighEntropy shape
