@@ -5,6 +5,11 @@
 
 #include "compiler.h"
 
+#include <algorithm>
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the pair scan reads two units as one word");
+
 #if defined(__SSE2__) && !defined(CCE_NO_SIMD)
 #include <emmintrin.h>
 #define CCE_ESTIMATE_SSE2 1
@@ -672,6 +677,9 @@ static_assert(kStateCount * kPairRow <= 0xFFFF, "pair rows must fit in 16 bits")
 
 struct PairTables {
   std::uint8_t kind[128];
+  // 8 * kind of the first + kind of the second unit, for every pair of ASCII units (128 * first +
+  // second), or kNotPlain: one load names the pair, where the two kinds took two loads and a test.
+  std::uint8_t pairIndex[128 * 128];
   PairTransition pairs[kStateCount * kPairRow];
 };
 
@@ -685,6 +693,13 @@ const PairTables& pairTables() {
       tables.kind[c] = unitOf[c] == kUSymbol ? kNotPlain : plainKind(unitOf[c]);
     }
     for (char c : {'+', '/', '_', '-', '='}) tables.kind[static_cast<int>(c)] = kBase64Punct;
+    for (int c1 = 0; c1 < 128; ++c1) {
+      for (int c2 = 0; c2 < 128; ++c2) {
+        const std::uint32_t k1 = tables.kind[c1], k2 = tables.kind[c2];
+        tables.pairIndex[128 * c1 + c2] =
+            static_cast<std::uint8_t>((k1 | k2) & kNotPlain ? kNotPlain : 8 * k1 + k2);
+      }
+    }
     for (int s = 0; s < kStateCount; ++s) {
       PairTransition* const row = tables.pairs + s * kPairRow;
       for (std::uint32_t k1 = 0; k1 < kPlainKinds; ++k1) {
@@ -722,50 +737,52 @@ CCE_NOINLINE GeneralStep generalStep(const char16_t* s, std::size_t i, std::size
           static_cast<std::uint32_t>(sink.milli)};
 }
 
-// A pass over [i, end) that starts in a state of the automaton and reads units as Reader does;
-// `s[i - 1]` is the unit before (none at the start of the text).
+// A pass over [p, end) of the text `s` that starts in a state of the automaton and reads units as
+// Reader does. It holds pointers rather than indices: in V8 every register counts (the loop runs
+// two of these), and an index needs the text's start beside it at every load.
 struct FastScan {
   const char16_t* s;
-  std::size_t i;
-  std::size_t end;
+  const char16_t* p;
+  const char16_t* end;
   std::uint32_t row;  // state * kPairRow
   std::uint64_t milli = 0;
 
-  bool done() const { return i >= end; }
+  bool done() const { return p >= end; }
 
   // One unit by the general step. Out of line, and by value: a scan whose fields escaped through
   // `this` would keep its state in memory, and every step would wait for a store to reach a load.
   void general() {
-    const GeneralStep g = generalStep(s, i, end, row);
-    i = g.i;
+    const GeneralStep g = generalStep(s, static_cast<std::size_t>(p - s),
+                                      static_cast<std::size_t>(end - s), row);
+    p = s + g.i;
     row = g.row;
     milli += g.milli;
   }
 
   // Two plain units, or one unit when only one is left or the next two are not both plain.
-  // `kTwoLeft`: the caller knows that at least two units are left (the interleaved loop tests
-  // that once for both halves, instead of each half testing it again here).
+  // `kTwoLeft`: the caller knows that at least two units are left.
   template <bool kTwoLeft = false>
   CCE_ALWAYS_INLINE void advance(const PairTables& t) {
-    const char16_t c1 = s[i];
-    if (kTwoLeft || i + 1 < end) {
-      const char16_t c2 = s[i + 1];
-      if ((c1 | c2) < 128) {
-        const std::uint32_t k1 = t.kind[c1], k2 = t.kind[c2];
-        if (((k1 | k2) & kNotPlain) == 0) {
-          const PairTransition p = t.pairs[row + 8 * k1 + k2];
-          milli += p.milli;
-          row = p.nextRow;
-          i += 2;
+    if (kTwoLeft || p + 1 < end) {
+      std::uint32_t w;  // both units in one load (little-endian: the first in the low half)
+      __builtin_memcpy(&w, p, 4);
+      if ((w & 0xFF80FF80u) == 0) {  // both ASCII
+        const std::uint32_t pair = t.pairIndex[((w & 0x7F) << 7) | (w >> 16)];
+        if (pair < 64) {
+          const PairTransition pt = t.pairs[row + pair];
+          milli += pt.milli;
+          row = pt.nextRow;
+          p += 2;
           return;
         }
       }
     }
+    const char16_t c1 = p[0];
     if (c1 < 128 && t.kind[c1] != kNotPlain) {
-      const PairTransition p = t.pairs[row + kSingleSlot + t.kind[c1]];
-      milli += p.milli;
-      row = p.nextRow;
-      ++i;
+      const PairTransition pt = t.pairs[row + kSingleSlot + t.kind[c1]];
+      milli += pt.milli;
+      row = pt.nextRow;
+      ++p;
       return;
     }
     general();
@@ -782,11 +799,19 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
   const PairTables& tables = pairTables();
   std::size_t half = n / 2;
   if (unitOf[s[half - 1]] == kUHigh && unitOf[s[half]] == kULow) ++half;  // keep a pair whole
-  FastScan a{s, 0, half, kSStart * kPairRow, 0};
-  FastScan b{s, half, n, kSStart * kPairRow, 0};
-  while (a.i + 1 < a.end && b.i + 1 < b.end) {
-    a.advance<true>(tables);
-    b.advance<true>(tables);
+  FastScan a{s, s, s + half, kSStart * kPairRow, 0};
+  FastScan b{s, s + half, s + n, kSStart * kPairRow, 0};
+  // A step takes at most two units of each half, so while both have `left` units left, left / 2
+  // steps need no test of their ends: the inner loop counts down instead of comparing two
+  // positions with two ends, registers that V8 spilled (docs/speed.md, session 14).
+  for (;;) {
+    const std::size_t left = static_cast<std::size_t>(
+        std::min(a.end - a.p, b.end - b.p));
+    if (left < 2) break;
+    for (std::size_t k = left / 2; k != 0; --k) {
+      a.advance<true>(tables);
+      b.advance<true>(tables);
+    }
   }
   while (!a.done()) a.advance(tables);
   while (!b.done()) b.advance(tables);
@@ -807,7 +832,7 @@ std::uint64_t fastCostInTwoHalves(const char16_t* s, std::size_t n) {
 std::uint64_t fastCost(const char16_t* s, std::size_t n) {
   if (n >= 256) return fastCostInTwoHalves(s, n);
   const PairTables& tables = pairTables();
-  FastScan scan{s, 0, n, kSStart * kPairRow, 0};
+  FastScan scan{s, s, s + n, kSStart * kPairRow, 0};
   while (!scan.done()) scan.advance(tables);
   return scan.milli + kTokenFeatureCostMilli[kRandomChars] * randomUnitsOfLongRuns(s, n);
 }
