@@ -17,9 +17,12 @@ namespace {
 using View = std::u16string_view;
 
 #if CCE_MATCH_SSE2
-// Lane masks of 64 units of an ASCII copy (every unit below 128; see match::asciiCopyOf): bit k
-// is unit k. The speed build's walk takes words by their start and end bits instead of unit by
-// unit, and settles the common word (lower-case letters with a vowel) by the masks of its units.
+// Lane masks of 64 units: bit k is unit k. The speed build's walk takes words by their start and
+// end bits instead of unit by unit, and settles the common word (lower-case letters with a vowel)
+// by the masks of its units. The units are narrowed to bytes with unsigned saturation (a unit
+// above 0xFF becomes 0xFF, one above 0x7FFF, negative as a signed lane, 0x00), so only ASCII
+// units land on ASCII bytes: the masks of the text itself are those of its ASCII copy
+// (match::asciiCopyOf, which the word scanner reads), and no copy is needed.
 struct WordLanes {
   std::uint64_t word = 0;     // [A-Za-z0-9_]
   std::uint64_t unusual = 0;  // [A-Z0-9_]
@@ -243,40 +246,20 @@ class EntityCollector {
   }
 
 #if CCE_MATCH_SSE2
-  // collect() with each chunk walked by word lanes (the speed build; see collectChunkByLanes).
+  // The walk of collect() by word lanes, 64 units a step (the speed build): the word scan pays a
+  // hard-to-predict branch at each word end, and most words are lower-case letters with a vowel,
+  // which mayYieldEntity rejects; the lanes reject them by the masks of their units. The other
+  // words, and those that cross a block edge, get their classes from the scanner's table as
+  // WordScanner gives them. The lanes read the text where it is (see WordLanes): nothing is
+  // prepared, so unlike the word scan the walk needs no chunks.
   std::vector<std::u16string> collectByLanes() {
-    const std::size_t n = text_.size();
-    std::vector<std::u16string> out;
-    for (std::size_t start = 0; start < n;) {
-      std::size_t end = std::min(n, start + kChunk);
-      while (end < n && js::isWord(text_[end - 1])) ++end;
-      if (collectChunkByLanes(start, end, out)) return out;
-      start = end;
-    }
-    return result();
-  }
-#endif
-
- private:
-  static constexpr std::size_t kChunk = 1024;
-
-#if CCE_MATCH_SSE2
-  // The walk of collect() over the chunk [start, end) by word lanes, 64 units a step (the speed
-  // build): the word scan pays a hard-to-predict branch at each word end, and most words are
-  // lower-case letters with a vowel, which mayYieldEntity rejects; the lanes reject them by the
-  // masks of their units. The other words, and those that cross a block edge, get their classes
-  // from the scanner's table as WordScanner gives them. True when the walk is over (`out` holds
-  // the result).
-  bool collectChunkByLanes(std::size_t start, std::size_t end,
-                           std::vector<std::u16string>& out) {
     constexpr std::size_t kBlock = 64;
     constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    const View chunk = text_.substr(start, end - start);
-    std::u16string copy;
-    if (!match::isAscii(chunk)) copy = match::asciiCopyOf(chunk);
-    const char16_t* const a = copy.empty() ? chunk.data() : copy.data();
-    const std::size_t n = chunk.size();
-    // A word [b, e) of the chunk: its classes from the table, then the walk's own steps.
+    const char16_t* const a = text_.data();
+    const std::size_t n = text_.size();
+    std::vector<std::u16string> out;
+    // A word [b, e): its classes from the table (the lanes say its units are ASCII word units),
+    // then the walk's own steps. True when the walk is over (`out` holds the result).
     auto take = [&](std::size_t b, std::size_t e) {
       const std::uint8_t* const table = match::detail::kScanTable.bits;
       const std::uint8_t first = table[a[b]];
@@ -284,7 +267,7 @@ class EntityCollector {
       for (std::size_t k = b + 1; k < e; ++k) all |= table[a[k]];
       const std::uint8_t rest = all & (match::cls::kWord | match::cls::kVowel);
       if (!mayYieldEntity(b, first, rest, e - b)) return false;
-      const match::Word w{start + b, start + e, first, rest};
+      const match::Word w{b, e, first, rest};
       addWord(w);
       if (proper_.full()) {
         out = result();
@@ -313,7 +296,7 @@ class EntityCollector {
       std::uint64_t ends = ~m.word & shifted;
       previousWord = m.word >> 63;
       if (wordStart != kNone && ends != 0) {
-        if (take(wordStart, base + static_cast<std::size_t>(__builtin_ctzll(ends)))) return true;
+        if (take(wordStart, base + static_cast<std::size_t>(__builtin_ctzll(ends)))) return out;
         ends &= ends - 1;
         wordStart = kNone;
       }
@@ -328,12 +311,15 @@ class EntityCollector {
         const std::uint64_t lanes =
             ((std::uint64_t{1} << to) - 1) & ~((std::uint64_t{1} << from) - 1);
         if ((m.unusual & lanes) == 0 && (m.vowel & lanes) != 0) continue;  // lower case, a vowel
-        if (take(base + from, base + to)) return true;
+        if (take(base + from, base + to)) return out;
       }
-      if (last) return false;
+      if (last) return result();
     }
   }
 #endif
+
+ private:
+  static constexpr std::size_t kChunk = 1024;
 
   // One word of the walk: a number, a proper-noun phrase start, an identifier, a vowelless word.
   void addWord(const match::Word& w) {

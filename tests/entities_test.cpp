@@ -187,6 +187,10 @@ TEST_SUITE("entities") {
         u"npm",        u"ssh",         u"gym",        u"rhythm",    u"x1",        u"_private",
         u"a",          u"I",           u"30 seconds", u"2.5 GB",    u"5ms",       u"12 km",
         u"caf\u00e9",  u"\u00fcber",   u"\u2014",     u"\U0001F600", u"42",       u"v1.5",
+        // Units the lanes narrow with saturation: 0x80-0xFF stay, 0x100-0x7FFF become 0xFF,
+        // 0x8000 and above 0x00; none of them may pass for an ASCII word unit.
+        u"na\u0130ve",  u"\uFF21BC",    u"Stra\u00DFe", u"\u4E2D\u6587x", u"\uAC00Go",
+        u"\u0141odz",   u"x\u0080y\u00FFz", u"\uFFFF_id", u"\u0100\u7FFF\u8000",
         u"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstu",
         u"ALLCAPSWORDTHATGOESONANDONANDONANDONANDONANDONANDONANDONANDON",
         u"very_long_snake_identifier_that_keeps_going_past_one_block_of_lanes"};
