@@ -292,7 +292,7 @@ class EntityCollector {
       }
       const WordLanes m = wordLanes(p);
       const std::uint64_t shifted = (m.word << 1) | previousWord;
-      std::uint64_t starts = m.word & ~shifted;
+      const std::uint64_t starts = m.word & ~shifted;
       std::uint64_t ends = ~m.word & shifted;
       previousWord = m.word >> 63;
       if (wordStart != kNone && ends != 0) {
@@ -300,18 +300,21 @@ class EntityCollector {
         ends &= ends - 1;
         wordStart = kNone;
       }
-      for (; starts != 0; starts &= starts - 1) {
-        const unsigned from = static_cast<unsigned>(__builtin_ctzll(starts));
-        if (ends == 0) {
-          wordStart = base + from;
-          break;
-        }
-        const unsigned to = static_cast<unsigned>(__builtin_ctzll(ends));
-        ends &= ends - 1;
-        const std::uint64_t lanes =
-            ((std::uint64_t{1} << to) - 1) & ~((std::uint64_t{1} << from) - 1);
-        if ((m.unusual & lanes) == 0 && (m.vowel & lanes) != 0) continue;  // lower case, a vowel
+      // The other ends close words that start in this block. Adding a lane mask inside the word
+      // mask carries out of a word exactly when the word holds one of its lanes, into the unit
+      // after it (an end bit), and no further: so the ends of the words with an unusual unit, and
+      // those of the words without a vowel, come out of two additions, and only those words are
+      // looked at (a fourth of the scale session's 139 K words), in text order.
+      for (std::uint64_t wanted = ends & ((m.word + m.unusual) | ~(m.word + m.vowel));
+           wanted != 0; wanted &= wanted - 1) {
+        const unsigned to = static_cast<unsigned>(__builtin_ctzll(wanted));
+        const std::uint64_t before = starts & ((std::uint64_t{1} << to) - 1);
+        const unsigned from = 63 - static_cast<unsigned>(__builtin_clzll(before));
         if (take(base + from, base + to)) return out;
+      }
+      // A word that reaches the block's end and starts in it runs on into the next block.
+      if ((m.word >> 63) != 0 && starts != 0) {
+        wordStart = base + 63 - static_cast<unsigned>(__builtin_clzll(starts));
       }
       if (last) return result();
     }
