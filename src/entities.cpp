@@ -17,9 +17,12 @@ namespace {
 using View = std::u16string_view;
 
 #if CCE_MATCH_SSE2
-// Lane masks of 64 units of an ASCII copy (every unit below 128; see match::asciiCopyOf): bit k
-// is unit k. The speed build's walk takes words by their start and end bits instead of unit by
-// unit, and settles the common word (lower-case letters with a vowel) by the masks of its units.
+// Lane masks of 64 units: bit k is unit k. The speed build's walk takes words by their start and
+// end bits instead of unit by unit, and settles the common word (lower-case letters with a vowel)
+// by the masks of its units. The units are narrowed to bytes with unsigned saturation (a unit
+// above 0xFF becomes 0xFF, one above 0x7FFF, negative as a signed lane, 0x00), so only ASCII
+// units land on ASCII bytes: the masks of the text itself are those of its ASCII copy
+// (match::asciiCopyOf, which the word scanner reads), and no copy is needed.
 struct WordLanes {
   std::uint64_t word = 0;     // [A-Za-z0-9_]
   std::uint64_t unusual = 0;  // [A-Z0-9_]
@@ -67,6 +70,36 @@ inline WordLanes wordLanes(const char16_t* p) {
     m.word |= std::uint64_t{l.word} << (16 * k);
     m.unusual |= std::uint64_t{l.unusual} << (16 * k);
     m.vowel |= std::uint64_t{l.vowel} << (16 * k);
+  }
+  return m;
+}
+#endif
+
+#if CCE_MATCH_SSE2
+// The upper-case walk's lanes (see collectCapitalStartsByLanes), narrowed as WordLanes.
+struct CapitalLanes {
+  std::uint64_t word = 0;   // [A-Za-z0-9_]
+  std::uint64_t upper = 0;  // [A-Z]
+  std::uint64_t lower = 0;  // [a-z]
+};
+
+inline CapitalLanes capitalLanes(const char16_t* p) {
+  CapitalLanes m;
+#if defined(__clang__)
+#pragma clang loop unroll(disable)
+#endif
+  for (unsigned k = 0; k < 4; ++k) {
+    const __m128i b = _mm_packus_epi16(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k)),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k + 8)));
+    const __m128i upper = bytesInRange(b, 'A', 25);
+    const __m128i lower = bytesInRange(b, 'a', 25);
+    const __m128i word = _mm_or_si128(
+        _mm_or_si128(upper, lower),
+        _mm_or_si128(bytesInRange(b, '0', 9), _mm_cmpeq_epi8(b, _mm_set1_epi8('_'))));
+    m.word |= std::uint64_t{static_cast<unsigned>(_mm_movemask_epi8(word))} << (16 * k);
+    m.upper |= std::uint64_t{static_cast<unsigned>(_mm_movemask_epi8(upper))} << (16 * k);
+    m.lower |= std::uint64_t{static_cast<unsigned>(_mm_movemask_epi8(lower))} << (16 * k);
   }
   return m;
 }
@@ -243,40 +276,20 @@ class EntityCollector {
   }
 
 #if CCE_MATCH_SSE2
-  // collect() with each chunk walked by word lanes (the speed build; see collectChunkByLanes).
+  // The walk of collect() by word lanes, 64 units a step (the speed build): the word scan pays a
+  // hard-to-predict branch at each word end, and most words are lower-case letters with a vowel,
+  // which mayYieldEntity rejects; the lanes reject them by the masks of their units. The other
+  // words, and those that cross a block edge, get their classes from the scanner's table as
+  // WordScanner gives them. The lanes read the text where it is (see WordLanes): nothing is
+  // prepared, so unlike the word scan the walk needs no chunks.
   std::vector<std::u16string> collectByLanes() {
-    const std::size_t n = text_.size();
-    std::vector<std::u16string> out;
-    for (std::size_t start = 0; start < n;) {
-      std::size_t end = std::min(n, start + kChunk);
-      while (end < n && js::isWord(text_[end - 1])) ++end;
-      if (collectChunkByLanes(start, end, out)) return out;
-      start = end;
-    }
-    return result();
-  }
-#endif
-
- private:
-  static constexpr std::size_t kChunk = 1024;
-
-#if CCE_MATCH_SSE2
-  // The walk of collect() over the chunk [start, end) by word lanes, 64 units a step (the speed
-  // build): the word scan pays a hard-to-predict branch at each word end, and most words are
-  // lower-case letters with a vowel, which mayYieldEntity rejects; the lanes reject them by the
-  // masks of their units. The other words, and those that cross a block edge, get their classes
-  // from the scanner's table as WordScanner gives them. True when the walk is over (`out` holds
-  // the result).
-  bool collectChunkByLanes(std::size_t start, std::size_t end,
-                           std::vector<std::u16string>& out) {
     constexpr std::size_t kBlock = 64;
     constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    const View chunk = text_.substr(start, end - start);
-    std::u16string copy;
-    if (!match::isAscii(chunk)) copy = match::asciiCopyOf(chunk);
-    const char16_t* const a = copy.empty() ? chunk.data() : copy.data();
-    const std::size_t n = chunk.size();
-    // A word [b, e) of the chunk: its classes from the table, then the walk's own steps.
+    const char16_t* const a = text_.data();
+    const std::size_t n = text_.size();
+    std::vector<std::u16string> out;
+    // A word [b, e): its classes from the table (the lanes say its units are ASCII word units),
+    // then the walk's own steps. True when the walk is over (`out` holds the result).
     auto take = [&](std::size_t b, std::size_t e) {
       const std::uint8_t* const table = match::detail::kScanTable.bits;
       const std::uint8_t first = table[a[b]];
@@ -284,7 +297,7 @@ class EntityCollector {
       for (std::size_t k = b + 1; k < e; ++k) all |= table[a[k]];
       const std::uint8_t rest = all & (match::cls::kWord | match::cls::kVowel);
       if (!mayYieldEntity(b, first, rest, e - b)) return false;
-      const match::Word w{start + b, start + e, first, rest};
+      const match::Word w{b, e, first, rest};
       addWord(w);
       if (proper_.full()) {
         out = result();
@@ -309,31 +322,37 @@ class EntityCollector {
       }
       const WordLanes m = wordLanes(p);
       const std::uint64_t shifted = (m.word << 1) | previousWord;
-      std::uint64_t starts = m.word & ~shifted;
+      const std::uint64_t starts = m.word & ~shifted;
       std::uint64_t ends = ~m.word & shifted;
       previousWord = m.word >> 63;
       if (wordStart != kNone && ends != 0) {
-        if (take(wordStart, base + static_cast<std::size_t>(__builtin_ctzll(ends)))) return true;
+        if (take(wordStart, base + static_cast<std::size_t>(__builtin_ctzll(ends)))) return out;
         ends &= ends - 1;
         wordStart = kNone;
       }
-      for (; starts != 0; starts &= starts - 1) {
-        const unsigned from = static_cast<unsigned>(__builtin_ctzll(starts));
-        if (ends == 0) {
-          wordStart = base + from;
-          break;
-        }
-        const unsigned to = static_cast<unsigned>(__builtin_ctzll(ends));
-        ends &= ends - 1;
-        const std::uint64_t lanes =
-            ((std::uint64_t{1} << to) - 1) & ~((std::uint64_t{1} << from) - 1);
-        if ((m.unusual & lanes) == 0 && (m.vowel & lanes) != 0) continue;  // lower case, a vowel
-        if (take(base + from, base + to)) return true;
+      // The other ends close words that start in this block. Adding a lane mask inside the word
+      // mask carries out of a word exactly when the word holds one of its lanes, into the unit
+      // after it (an end bit), and no further: so the ends of the words with an unusual unit, and
+      // those of the words without a vowel, come out of two additions, and only those words are
+      // looked at (a fourth of the scale session's 139 K words), in text order.
+      for (std::uint64_t wanted = ends & ((m.word + m.unusual) | ~(m.word + m.vowel));
+           wanted != 0; wanted &= wanted - 1) {
+        const unsigned to = static_cast<unsigned>(__builtin_ctzll(wanted));
+        const std::uint64_t before = starts & ((std::uint64_t{1} << to) - 1);
+        const unsigned from = 63 - static_cast<unsigned>(__builtin_clzll(before));
+        if (take(base + from, base + to)) return out;
       }
-      if (last) return false;
+      // A word that reaches the block's end and starts in it runs on into the next block.
+      if ((m.word >> 63) != 0 && starts != 0) {
+        wordStart = base + 63 - static_cast<unsigned>(__builtin_clzll(starts));
+      }
+      if (last) return result();
     }
   }
 #endif
+
+ private:
+  static constexpr std::size_t kChunk = 1024;
 
   // One word of the walk: a number, a proper-noun phrase start, an identifier, a vowelless word.
   void addWord(const match::Word& w) {
@@ -376,19 +395,14 @@ class EntityCollector {
 
   // The rest of the walk from `from` (a word end) for the words that hold an upper-case letter.
   std::vector<std::u16string> collectAroundUpper(std::size_t from) {
+#if CCE_MATCH_SSE2
+    if (passOver_ && camel_.full()) {
+      collectCapitalStartsByLanes(from);
+      return result();
+    }
+#endif
     const std::size_t n = text_.size();
     for (std::size_t i = match::findUpper(text_, from); i < n; i = match::findUpper(text_, i)) {
-#if CCE_MATCH_SSE2
-      if (passOver_ && camel_.full() && i > from && js::isWord(text_[i - 1])) {
-        // A capital inside a word (its first unit is none: the walk would have stopped there)
-        // makes a camel word at best, and with camel words full too, only words that start with
-        // a capital can still enter (proper nouns and Pascal words): the word is passed over.
-        // In the scale session this is 13 K of the 31 K words this walk finds.
-        do ++i;
-        while (i < n && js::isWord(text_[i]));
-        continue;
-      }
-#endif
       std::size_t b = i;
       while (b > from && js::isWord(text_[b - 1])) --b;
       match::Word w{b, b + 1, match::classOf(text_[b]), 0};
@@ -401,14 +415,72 @@ class EntityCollector {
       if (proper_.full()) break;
       i = w.end;
 #if CCE_MATCH_SSE2
-      // The rest of a proper-noun phrase the word started (or was in) is `[A-Z][a-z]+` words and
-      // whitespace: no phrase starts inside it, and such words have no identifier shape (one
-      // capital, no `_`); only their vowelless kind, which is full here, could take them.
-      if (passOver_) i = std::max(i, properEnd_);
+      if (passOver_) {
+        // The rest of a proper-noun phrase the word started (or was in) is `[A-Z][a-z]+` words
+        // and whitespace: no phrase starts inside it, and such words have no identifier shape
+        // (one capital, no `_`); only their vowelless kind, which is full here, could take them.
+        i = std::max(i, properEnd_);
+        if (camel_.full()) {
+          collectCapitalStartsByLanes(i);
+          break;
+        }
+      }
 #endif
     }
     return result();
   }
+
+#if CCE_MATCH_SSE2
+  // The upper-case walk once camel words are full too (the speed build). Only proper nouns and
+  // Pascal words can still enter, and both start with a capital followed by a lower-case letter
+  // at a word start: a capital inside a word makes a camel word at best, a word like `HTTP` or
+  // `APIClient` fits neither (a Pascal word's every capital is followed by a lower-case letter),
+  // and the kinds that would take the others are full. So the walk takes those word starts from
+  // lane masks, 64 units a step, instead of stopping at every capital and reading its word (in
+  // the scale session 28 K of the upper-case walk's 31 K words came after camel words filled).
+  // `from` is not inside a word.
+  void collectCapitalStartsByLanes(std::size_t from) {
+    constexpr std::size_t kBlock = 64;
+    const std::size_t n = text_.size();
+    std::size_t next = from;  // the walk goes on from a word end or the end of a phrase
+    std::uint64_t previousWord = 0;
+    char16_t tail[kBlock + 1];
+    for (std::size_t base = from; base < n;) {
+      // Lane 63's follower is read too, so the last block is the one that reaches the end.
+      const bool last = base + kBlock >= n;
+      const char16_t* p = text_.data() + base;
+      if (last) {
+        std::fill(std::begin(tail), std::end(tail), u' ');
+        std::copy(text_.data() + base, text_.data() + n, tail);
+        p = tail;
+      }
+      const CapitalLanes m = capitalLanes(p);
+      const std::uint64_t lowerAfter = js::isLower(p[kBlock]) ? std::uint64_t{1} << 63 : 0;
+      const std::uint64_t starts = m.word & ~((m.word << 1) | previousWord);
+      for (std::uint64_t wanted = starts & m.upper & ((m.lower >> 1) | lowerAfter); wanted != 0;
+           wanted &= wanted - 1) {
+        const std::size_t b = base + static_cast<std::size_t>(__builtin_ctzll(wanted));
+        if (b < next) continue;
+        match::Word w{b, b + 1, match::classOf(text_[b]), 0};
+        for (; w.end < n; ++w.end) {
+          const std::uint8_t k = match::classOf(text_[w.end]);
+          if ((k & match::cls::kWord) == 0) break;
+          w.rest |= k;
+        }
+        addWord(w);
+        if (proper_.full()) return;
+        next = std::max(w.end, properEnd_);  // as the walk above
+      }
+      if (last) return;
+      previousWord = m.word >> 63;
+      base += kBlock;
+      if (next > base) {
+        base = next;  // not a word unit: the unit before it does not matter
+        previousWord = 0;
+      }
+    }
+  }
+#endif
 
   // Earlier kinds may have grown after a later one stopped, so the concatenation is cut again.
   std::vector<std::u16string> result() const {

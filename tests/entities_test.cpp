@@ -187,6 +187,12 @@ TEST_SUITE("entities") {
         u"npm",        u"ssh",         u"gym",        u"rhythm",    u"x1",        u"_private",
         u"a",          u"I",           u"30 seconds", u"2.5 GB",    u"5ms",       u"12 km",
         u"caf\u00e9",  u"\u00fcber",   u"\u2014",     u"\U0001F600", u"42",       u"v1.5",
+        // Units the lanes narrow with saturation: 0x80-0xFF stay, 0x100-0x7FFF become 0xFF,
+        // 0x8000 and above 0x00; none of them may pass for an ASCII word unit.
+        u"na\u0130ve",  u"\uFF21BC",    u"Stra\u00DFe", u"\u4E2D\u6587x", u"\uAC00Go",
+        u"\u0141odz",   u"x\u0080y\u00FFz", u"\uFFFF_id", u"\u0100\u7FFF\u8000",
+        // Capitals the upper-case walk passes over once camel words are full, and those it takes.
+        u"APIClient",   u"Version2",    u"X_y",        u"Ab",        u"OK",        u"A",
         u"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstu",
         u"ALLCAPSWORDTHATGOESONANDONANDONANDONANDONANDONANDONANDONANDON",
         u"very_long_snake_identifier_that_keeps_going_past_one_block_of_lanes"};
@@ -228,6 +234,37 @@ TEST_SUITE("entities") {
     }
     CHECK(calls > 20000);
     CHECK(full > calls / 10);
+  }
+
+  TEST_CASE("the upper-case walk's lane step takes every capital word start at every offset") {
+    // Once snake and camel words are full (limit 3: three of each below), the SIMD builds take
+    // proper nouns and Pascal words from 64-unit lane masks. Capital words are placed at every
+    // offset from the walk's start, so each one (and the lower-case letter after it) lands on
+    // every lane, the block edge included; the walk that hands every word on is the reference.
+    const std::u16string fill = u"one_a two_b three_c oneAb twoBc threeCd ";
+    const std::u16string_view tails[] = {
+        u"Zeta", u"Zeta Kappa", u"fooBar Zeta", u"HTTPServer Zeta", u"Ab", u"A b Zeta",
+        u"The Zeta", u"Zeta2 Kappa", u"X_y Zeta", u"AlphaBeta Zeta", u"Zeta_ Kappa Mu"};
+    std::size_t checked = 0;
+    for (std::size_t limit : {std::size_t{3}, std::size_t{6}, std::size_t{7}}) {
+      for (std::u16string_view tail : tails) {
+        for (std::size_t pad = 0; pad < 140; ++pad) {
+          std::u16string text = fill + std::u16string(pad, u'x') + u" ";
+          for (int k = 0; k < 4; ++k) {
+            text += tail;
+            text += std::u16string(1 + (pad + 7 * k) % 5, k % 2 ? u' ' : u'\n');
+          }
+          const auto expected = cce::detail::extractEntitiesPassingNone(text, limit);
+          if (cce::extractEntities(text, limit) != expected) {
+            CAPTURE(cce::js::toUtf8(text));
+            CAPTURE(limit);
+            CHECK(cce::extractEntities(text, limit) == expected);
+          }
+          ++checked;
+        }
+      }
+    }
+    CHECK(checked == 3 * 11 * 140);
   }
 
 }  // TEST_SUITE("entities")
