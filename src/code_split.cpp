@@ -59,18 +59,10 @@ std::size_t nextOpeningLine(View s, std::size_t from) {
   return kNone;
 }
 
-}  // namespace
-
-CodeSplit splitCodeAndProse(View text) {
-  CodeSplit out;
-  auto addProse = [&out](View segment) {
-    View t = js::trimView(segment);
-    if (t.empty()) return;
-    if (!out.prose.empty()) out.prose += u' ';
-    out.prose += t;
-    out.proseLength += t.size();
-  };
-
+// The walk of §4.1: `prose(segment)` for each untrimmed prose segment and `fence(code)` for each
+// fenced block, in order.
+template <class Prose, class Fence>
+void walkCodeAndProse(View text, Prose&& prose, Fence&& fence) {
   std::size_t proseStart = 0;
   std::size_t i = 0;
   while ((i = nextOpeningLine(text, i)) != kNone) {
@@ -79,13 +71,36 @@ CodeSplit splitCodeAndProse(View text) {
     if (bodyStart == kNoEnd) break;
     std::size_t end = closingFrom(text, bodyStart);
     if (end == kNone) break;
-    addProse(text.substr(proseStart, i - proseStart));
-    out.fences.emplace_back(text.substr(i, end - i));
+    prose(text.substr(proseStart, i - proseStart));
+    fence(text.substr(i, end - i));
     proseStart = end;
     i = end;
   }
-  addProse(text.substr(proseStart));
+  prose(text.substr(proseStart));
+}
+
+}  // namespace
+
+CodeSplit splitCodeAndProse(View text) {
+  CodeSplit out;
+  walkCodeAndProse(
+      text,
+      [&out](View segment) {
+        View t = js::trimView(segment);
+        if (t.empty()) return;
+        if (!out.prose.empty()) out.prose += u' ';
+        out.prose += t;
+        out.proseLength += t.size();
+      },
+      [&out](View code) { out.fences.emplace_back(code); });
   return out;
+}
+
+std::size_t codeSplitProseLength(View text) {
+  std::size_t length = 0;
+  walkCodeAndProse(
+      text, [&length](View segment) { length += js::trimView(segment).size(); }, [](View) {});
+  return length;
 }
 
 }  // namespace cce

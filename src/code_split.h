@@ -21,4 +21,8 @@ struct CodeSplit {
 
 CodeSplit splitCodeAndProse(std::u16string_view text);
 
+/// splitCodeAndProse(text).proseLength without building the prose and copying the fences (the
+/// classifier's test, §2.1 rule 7).
+std::size_t codeSplitProseLength(std::u16string_view text);
+
 }  // namespace cce

@@ -365,8 +365,13 @@ MessageClass classifyContent(View content) {
   if (content.empty()) return MessageClass::Compressible;
   const FenceAndHardReason scan = scanFenceOrHardReason(content);
   if (scan.tripleBacktick) {
-    return splitCodeAndProse(content).proseLength >= 80 ? MessageClass::CodeSplit
-                                                         : MessageClass::Preserved;
+#ifdef CCE_NO_PROSE_LENGTH_WALK
+    // (The size-built module splits the message to measure its prose: wasm/CMakeLists.txt.)
+    const std::size_t proseLength = splitCodeAndProse(content).proseLength;
+#else
+    const std::size_t proseLength = codeSplitProseLength(content);
+#endif
+    return proseLength >= 80 ? MessageClass::CodeSplit : MessageClass::Preserved;
   }
   if (scan.hardReason) return MessageClass::Preserved;
   if (isValidJson(content)) return MessageClass::Preserved;

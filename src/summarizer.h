@@ -52,6 +52,12 @@ namespace detail {
 /// and scores them only if the fallback needs them. Tests compare the two.
 std::u16string summarizeScoringEveryUnit(std::u16string_view text, std::size_t budget,
                                          const SummarizeRules& rules);
+/// summarize with the greedy packing written plainly (both pools stably sorted by score, the
+/// selection in a vector of its own, then sorted into document order): summarize's packing sorts
+/// small pools in place, keeps the selection in the pool and stops when nothing more can fit.
+/// Tests compare the two.
+std::u16string summarizeSelectingBySorts(std::u16string_view text, std::size_t budget,
+                                         const SummarizeRules& rules);
 }  // namespace detail
 
 }  // namespace cce

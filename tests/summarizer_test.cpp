@@ -575,6 +575,24 @@ std::u16string generatedText(unsigned seed) {
   return fromUtf8(text);
 }
 
+// Every long string of the real data sets (collectLongStrings), read once for the tests below.
+const std::vector<std::u16string>& realLongStrings() {
+  static const std::vector<std::u16string> texts = [] {
+    std::vector<std::u16string> out;
+    const std::filesystem::path dir = std::filesystem::path(CCE_TESTDATA_DIR) / "data/real";
+    if (!std::filesystem::is_directory(dir)) return out;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() != ".json") continue;
+      rapidjson::Document doc;
+      const std::string json = readFile(entry.path());
+      if (doc.Parse(json.c_str()).HasParseError()) continue;
+      collectLongStrings(doc, out);
+    }
+    return out;
+  }();
+  return texts;
+}
+
 }  // namespace
 
 TEST_SUITE("summarizer") {
@@ -583,16 +601,7 @@ TEST_SUITE("summarizer") {
     // every unit. Texts: every long string of the real data sets and generated texts, at budgets
     // that put units on both sides of the cut, under the default mode's rules and without the
     // high-entropy runs.
-    std::vector<std::u16string> texts;
-    const std::filesystem::path dir = std::filesystem::path(CCE_TESTDATA_DIR) / "data/real";
-    REQUIRE(std::filesystem::is_directory(dir));
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      if (entry.path().extension() != ".json") continue;
-      rapidjson::Document doc;
-      const std::string json = readFile(entry.path());
-      if (doc.Parse(json.c_str()).HasParseError()) continue;
-      collectLongStrings(doc, texts);
-    }
+    std::vector<std::u16string> texts = realLongStrings();
     const std::size_t realTexts = texts.size();
     CHECK(realTexts > 5000);
     for (unsigned seed = 0; seed < 4000; ++seed) texts.push_back(generatedText(seed));
@@ -639,5 +648,46 @@ TEST_SUITE("summarizer") {
     CHECK(u8(cce::summarize(text, 30, rules)) == u8(scored.substr(0, 27) + u"..."));
     CHECK(cce::summarize(text, 30, rules) ==
           cce::detail::summarizeScoringEveryUnit(text, 30, rules));
+  }
+
+  TEST_CASE("packing in place selects what the sorts of both pools select") {
+    // summarize sorts small pools by insertion, keeps its selection in the pool's front and stops
+    // at a full budget; detail::summarizeSelectingBySorts packs as written first. Texts: the real
+    // data sets' long strings, generated ones, and runs of 8 generated texts joined (pools over 32
+    // units, selections over 16 at the larger budgets), under the three rule sets.
+    std::vector<std::u16string> texts = realLongStrings();
+    REQUIRE(texts.size() > 5000);
+    for (unsigned seed = 0; seed < 4000; ++seed) texts.push_back(generatedText(seed));
+    for (unsigned seed = 0; seed < 400; ++seed) {
+      std::u16string joined;
+      for (unsigned k = 0; k < 8; ++k) joined += generatedText(10000 + 8 * seed + k) + u"\n\n";
+      texts.push_back(joined);
+    }
+    cce::SummarizeRules reference;
+    cce::SummarizeRules defaultMode;
+    defaultMode.keepIdentifiersWhole = true;
+    defaultMode.keepHighEntropy = true;
+    cce::SummarizeRules wholeOnly;
+    wholeOnly.keepIdentifiersWhole = true;
+    std::size_t checked = 0, differ = 0;
+    for (std::size_t t = 0; t < texts.size(); ++t) {
+      const std::u16string& text = texts[t];
+      for (std::size_t budget : {std::size_t{7}, std::size_t{40}, std::size_t{200},
+                                 std::size_t{400}, std::size_t{2000}}) {
+        for (const cce::SummarizeRules* rules : {&reference, &defaultMode, &wholeOnly}) {
+          const std::u16string fast = cce::summarize(text, budget, *rules);
+          const std::u16string plain = cce::detail::summarizeSelectingBySorts(text, budget, *rules);
+          ++checked;
+          if (fast != plain) {
+            ++differ;
+            CAPTURE(t);
+            CAPTURE(budget);
+            CHECK(u8(fast) == u8(plain));
+          }
+        }
+      }
+    }
+    MESSAGE("summaries compared: " << checked);
+    CHECK(differ == 0);
   }
 }
