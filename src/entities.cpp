@@ -354,6 +354,18 @@ class EntityCollector {
  private:
   static constexpr std::size_t kChunk = 1024;
 
+  // The word that starts at `b` (a word unit), read to its end, for the upper-case walks.
+  match::Word wordFrom(std::size_t b) const {
+    const std::size_t n = text_.size();
+    match::Word w{b, b + 1, match::classOf(text_[b]), 0};
+    for (; w.end < n; ++w.end) {
+      const std::uint8_t k = match::classOf(text_[w.end]);
+      if ((k & match::cls::kWord) == 0) break;
+      w.rest |= k;
+    }
+    return w;
+  }
+
   // One word of the walk: a number, a proper-noun phrase start, an identifier, a vowelless word.
   void addWord(const match::Word& w) {
     const std::size_t b = w.begin, e = w.end;
@@ -405,12 +417,7 @@ class EntityCollector {
     for (std::size_t i = match::findUpper(text_, from); i < n; i = match::findUpper(text_, i)) {
       std::size_t b = i;
       while (b > from && js::isWord(text_[b - 1])) --b;
-      match::Word w{b, b + 1, match::classOf(text_[b]), 0};
-      for (; w.end < n; ++w.end) {
-        const std::uint8_t k = match::classOf(text_[w.end]);
-        if ((k & match::cls::kWord) == 0) break;
-        w.rest |= k;
-      }
+      const match::Word w = wordFrom(b);
       addWord(w);
       if (proper_.full()) break;
       i = w.end;
@@ -461,12 +468,7 @@ class EntityCollector {
            wanted &= wanted - 1) {
         const std::size_t b = base + static_cast<std::size_t>(__builtin_ctzll(wanted));
         if (b < next) continue;
-        match::Word w{b, b + 1, match::classOf(text_[b]), 0};
-        for (; w.end < n; ++w.end) {
-          const std::uint8_t k = match::classOf(text_[w.end]);
-          if ((k & match::cls::kWord) == 0) break;
-          w.rest |= k;
-        }
+        const match::Word w = wordFrom(b);
         addWord(w);
         if (proper_.full()) return;
         next = std::max(w.end, properEnd_);  // as the walk above
