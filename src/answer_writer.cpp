@@ -2,6 +2,7 @@
 // JSON text and tagged binary writers of engine answers (answer_writer.h).
 #include "answer_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -123,10 +124,25 @@ std::u16string_view answerKeyName(AnswerKey key) {
   return answerKeyNames()[static_cast<std::size_t>(key)];
 }
 
+// The tree is written a word at a time (tens of thousands for a large conversation): a store into
+// room made ahead, not a string append, whose out-of-line call and memory.copy of four bytes
+// showed in the speed build's profile (2.4 % of the scale session's default call; the store is
+// 0.97-0.985 of the call's CPU time). The size-built module (wasm/CMakeLists.txt,
+// CCE_NO_ANSWER_ROOM) grows the string at every write: 92 B gzip less than the room, 80 B more
+// than the appends were.
+char* BytesAnswer::room(std::size_t n) {
+#ifdef CCE_NO_ANSWER_ROOM
+  tree_.resize(treeSize_ + n);
+#else
+  if (treeSize_ + n > tree_.size()) tree_.resize(std::max(2 * tree_.size(), treeSize_ + n + 240));
+#endif
+  char* at = &tree_[treeSize_];
+  treeSize_ += n;
+  return at;
+}
+
 void BytesAnswer::word(std::uint32_t w) {
-  char bytes[4];
-  std::memcpy(bytes, &w, 4);  // wasm and every host this builds on are little-endian
-  tree_.append(bytes, 4);
+  std::memcpy(room(4), &w, 4);  // wasm and every host this builds on are little-endian
 }
 
 void BytesAnswer::tagged(AnswerTag tag) {
@@ -140,9 +156,7 @@ void BytesAnswer::tagged(AnswerTag tag) {
 
 void BytesAnswer::number(double d) {
   tagged(AnswerTag::Number);
-  char bytes[8];
-  std::memcpy(bytes, &d, 8);
-  tree_.append(bytes, 8);
+  std::memcpy(room(8), &d, 8);
 }
 
 void BytesAnswer::index(std::size_t n) {
@@ -177,7 +191,7 @@ void BytesAnswer::key(std::u16string_view k) {
 
 void BytesAnswer::open(AnswerTag tag) {
   tagged(tag);
-  open_.push_back({tree_.size(), 0});
+  open_.push_back({treeSize_, 0});
   word(0);  // the count, patched by close()
 }
 
@@ -235,11 +249,11 @@ std::string BytesAnswer::take() {
   const std::size_t poolBytes = pool_.size() * 2;
   const std::size_t padding = poolBytes % 4;
   std::string out;
-  out.reserve(sizeof header + poolBytes + padding + tree_.size());
+  out.reserve(sizeof header + poolBytes + padding + treeSize_);
   out.append(reinterpret_cast<const char*>(header), sizeof header);
   out.append(reinterpret_cast<const char*>(pool_.data()), poolBytes);
   out.append(padding, '\0');
-  out.append(tree_);
+  out.append(tree_.data(), treeSize_);
   return out;
 }
 

@@ -112,13 +112,15 @@ class BytesAnswer {
   std::string take();
 
  private:
+  char* room(std::size_t n);
   void word(std::uint32_t w);
   void tagged(AnswerTag tag);
   void open(AnswerTag tag);
   void close();
 
   std::u16string pool_;
-  std::string tree_;
+  std::string tree_;  // its first treeSize_ bytes are written; the rest is room
+  std::size_t treeSize_ = 0;
   // Per open container: where its count word is and how many values (or members) it holds yet.
   struct Open {
     std::size_t countAt;
