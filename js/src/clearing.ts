@@ -327,7 +327,7 @@ export function clearOrReport<M>(shape: ClearingShape<M>, input: readonly M[], c
 
 // ---- the shape of OpenAI Chat messages (the engine's dialect, the openai-chat format) ---------
 
-const REASONING_PARTS = new Set(['thinking', 'redacted_thinking', 'reasoning']);
+const REASONING_PARTS = new Set(['thinking', 'redacted_thinking', 'reasoning', 'reasoning-file']);
 
 /** @internal Whether a content part is a reasoning block (Anthropic thinking, AI SDK reasoning). */
 export const isReasoningPart = (part: unknown): boolean => isObj(part) && REASONING_PARTS.has(part.type as string);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// AI SDK ModelMessage (v5/v6): `system` (string), `user` (text, image, file parts), `assistant`
-// (text, file, reasoning, tool-call, provider-executed tool-result, tool-approval-request parts)
-// and `tool` (tool-result, tool-approval-response parts). Every tool-result part of a tool message
+// AI SDK ModelMessage (v5, v6, v7) and the provider-level prompt its middlewares see: `system`
+// (string), `user` (text, image, file parts), `assistant` (text, file, reasoning, tool-call,
+// provider-executed tool-result, tool-approval-request parts; ai 7's custom and reasoning-file
+// parts) and `tool` (tool-result, tool-approval-response parts). ai 7's tagged file data
+// ({ type: 'data' | 'url' | 'reference' | 'text' }) is read where it sizes a part; otherwise every
+// non-text part is the caller's own object, passed through. Every tool-result part of a tool message
 // is its own tool-result view; its `output` text (`text`, `error-text`, `json`, `error-json`,
 // `content`; v4 `result`) is what the engine compresses. Parts are rebuilt from the caller's own.
 import { contentSize, isReasoningPart, withoutReasoning, type ClearingShape } from './clearing.js';
@@ -34,8 +37,15 @@ function viewPart(part: unknown): ViewPart {
   switch (part.type) {
     case 'text':
       return typeof part.text === 'string' ? textPart(part.text, part) : opaquePart('opaque', part);
-    case 'image':
     case 'file':
+      // ai 7's inline text document ({ data: { type: 'text', text } }) is billed as its text, not
+      // as a picture: sized by that text (as a part's JSON), never rewritten.
+      if (isObj(part.data) && part.data.type === 'text' && typeof part.data.text === 'string') {
+        return opaquePart('document', part, { text: part.data.text });
+      }
+      return opaquePart('image', part);
+    case 'image':
+    case 'reasoning-file': // ai 7: a file the model made while reasoning, sent back as input
     case 'media':
     case 'image-data':
     case 'image-url':
@@ -143,6 +153,14 @@ export const aiSdkFormat: FormatAdapter<AiSdkMessage> = {
     if (!out.changed) return message;
     const next = out.content;
     return { ...message, content: typeof next === 'string' ? next : partsBack<Obj>(next, withText, textOf) };
+  },
+
+  lead(message) {
+    // Only a stub (engine text replacing the whole content) is carried here, never a tool call.
+    // Anthropic (and Gemini) refuse a conversation that an assistant opens; as a user message
+    // the stub opens it for every provider (the SDK's Anthropic provider then groups it with
+    // the user message after it).
+    return message.role === 'assistant' ? { ...message, role: 'user' } : message;
   },
 
   validate(messages) {

@@ -32,10 +32,33 @@ function isMedia(block: Obj): boolean {
   return block.type === 'image' || block.type === 'document' || block.type === 'container_upload';
 }
 
+/** The text of a document's `text` source, or of its `content` source (a string or text
+ * blocks only); undefined for base64 (PDF), URL and file sources. */
+function documentText(source: unknown): string | undefined {
+  if (!isObj(source)) return undefined;
+  if (source.type === 'text') return typeof source.data === 'string' ? source.data : undefined;
+  if (source.type !== 'content') return undefined;
+  const content = source.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const block of content) {
+    // A content source with an image in it stays priced as a document.
+    if (!isObj(block) || block.type !== 'text' || typeof block.text !== 'string') return undefined;
+    text += block.text;
+  }
+  return text;
+}
+
 /** What the engine reads of one block (anything else is carried by reference). */
 function viewPart(block: unknown): ViewPart {
   if (!isObj(block)) return opaquePart('opaque', block);
   if (block.type === 'text' && typeof block.text === 'string') return textPart(block.text, block);
+  if (block.type === 'document') {
+    // A plain-text document is billed as its text, not as a page or a picture.
+    const text = documentText(block.source);
+    if (text !== undefined) return opaquePart('document', block, { text });
+  }
   if (isMedia(block)) return opaquePart('image', block);
   if (block.type === 'thinking') return opaquePart('thinking', block, { thinking: block.thinking });
   if (block.type === 'redacted_thinking') return opaquePart('redacted_thinking', block);

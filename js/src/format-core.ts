@@ -245,10 +245,14 @@ function rebuildNative<M>(
     }
   }
   // A stub of the conversation's opening carried by a later message (the first one that could
-  // carry it) must still open the conversation as the provider requires.
-  const head = built[0];
-  if (adapter.lead && head !== undefined && head.first === 0 && head.last > 0 && head.changed) {
-    head.message = adapter.lead(head.message);
+  // carry it) must still open the conversation as the provider requires. The opening is what
+  // follows the leading system messages of the formats that keep them in the list.
+  let h = 0;
+  while (h < built.length && specs[(built[h] as (typeof built)[number]).last]?.[0]?.role === 'system') h++;
+  const head = built[h];
+  const opening = h === 0 ? 0 : (built[h - 1] as (typeof built)[number]).last + 1;
+  if (adapter.lead && head !== undefined && head.first === opening && head.last > opening && head.changed) {
+    head.message = adapter.lead(head.message, input);
   }
   // Omitted messages after the last one left belong to it.
   if (previous < input.length - 1 && built.length > 0) {

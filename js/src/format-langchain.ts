@@ -127,6 +127,25 @@ export const langChainFormat: FormatAdapter<LangChainMessage> = {
     return withContent(message, typeof content === 'string' ? content : partsBack<Obj>(content, withText, textOf));
   },
 
+  lead(message, input) {
+    // Only a stub (engine text replacing the whole content) is carried here, never a tool call.
+    // An AI message would open the conversation (ChatAnthropic sends it first, which Anthropic
+    // refuses): the stub becomes a human message, of the class of the caller's own human
+    // messages (the package is never imported), or of their plain shape.
+    if (langChainRole(message as Obj) !== 'assistant') return message;
+    const human = input.find((m) => isObj(m) && langChainRole(m as Obj) === 'user') as LangChainMessage | undefined;
+    const content = message.content;
+    const id = (message as Obj).id;
+    const fields: Obj = id === undefined ? { content } : { content, id };
+    if (human !== undefined && isLangChainMessage(human)) {
+      const Class = (human as { constructor?: unknown }).constructor;
+      if (typeof Class === 'function' && Class !== Object) return new (Class as new (f: Obj) => LangChainMessage)(fields);
+    }
+    if (isLangChainMessage(message)) return message; // no class to make a human message with
+    const { tool_calls: _calls, ...rest } = message as Obj;
+    return { ...rest, ...fields, ...('role' in rest ? { role: 'user' } : { type: 'human' }) } as unknown as LangChainMessage;
+  },
+
   validate(messages) {
     return validateLangChain(messages);
   },

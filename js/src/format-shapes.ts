@@ -70,9 +70,11 @@ export interface FormatAdapter<M = unknown> {
   rebuild(message: M, outs: Array<ViewOut | undefined>, specs: ViewSpec[]): M | undefined;
   /** Two neighbours the provider needs as one message (Anthropic alternation), else undefined. */
   join?(a: M, b: M): M | undefined;
-  /** The first message when it carries the stub of omitted messages before it (Anthropic: a
-   * user message, which `join` then merges with a user message after it). */
-  lead?(message: M): M;
+  /** The first message (after the system prompt) when it carries the stub of omitted messages
+   * before it: a user message, since Anthropic and Gemini refuse a conversation an assistant
+   * opens (Anthropic's `join` then merges it with a user message after it). `input` is the
+   * caller's list. */
+  lead?(message: M, input: readonly M[]): M;
   /** The request's separate system prompt as view content (Anthropic). */
   system?(system: unknown): string | ViewPart[] | undefined;
   validate(messages: readonly M[], system?: unknown): FormatProblem[];

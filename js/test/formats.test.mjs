@@ -340,6 +340,32 @@ describe('OpenAI Chat without ids', () => {
 });
 
 describe('LangChain.js details', () => {
+  test('omitted opening messages are stubbed in a human message of the caller’s class, after the system message', () => {
+    const R = 'The deployment pipeline retries each failed stage twice before paging the on-call engineer. ';
+    const messages = [new lc.SystemMessage('You are terse.')];
+    for (let t = 0; t < 6; t++) {
+      const image = t === 0 ? [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] : [];
+      messages.push(new lc.HumanMessage({ content: [{ type: 'text', text: `Question ${t}: ${R.repeat(6)}` }, ...image] }));
+      messages.push(new lc.AIMessage({ content: '', tool_calls: [{ id: `c${t}`, name: 'lookup', args: { t } }] }));
+      messages.push(new lc.ToolMessage({ tool_call_id: `c${t}`, content: R.repeat(12) }));
+      messages.push(new lc.AIMessage(`Stage ${t}: ${R.repeat(4)}`));
+    }
+    messages.push(new lc.HumanMessage('Which file holds the retry policy?'));
+    let stubbed = 0;
+    for (let budget = 600; budget <= 3000; budget += 200) {
+      const result = compress(messages, { format: 'langchain', tokenBudget: budget });
+      assert.deepEqual(validate(result.messages, { format: 'langchain' }), [], `budget ${budget}`);
+      assert.equal(result.messages[0], messages[0]);
+      const opening = result.messages[1];
+      assert.ok(opening instanceof lc.HumanMessage, `budget ${budget}: ${opening.constructor.name}`);
+      if (String(opening.content).startsWith('[cce:omitted')) stubbed++;
+      const back = uncompress(result.messages, result.verbatim).messages;
+      assert.equal(back.length, messages.length);
+      back.forEach((m, k) => assert.equal(m, messages[k], `budget ${budget}: message ${k} restored`));
+    }
+    assert.ok(stubbed > 0, 'some budget stubs the opening');
+  });
+
   const long = 'The deploy script retries the upload three times and then gives up with an error. '.repeat(12);
 
   test('preserve: system protects a SystemMessage; rewritten messages keep their class and fields', () => {
@@ -450,6 +476,30 @@ describe('one adapter, a summarizer, errors, honest counts', () => {
     assert.ok(one >= 5);
   });
 
+  test('a plain-text document costs its text: Anthropic text and content sources, AI SDK 7 inline text', () => {
+    const notes = 'The retry policy lives in ci/retry.yaml and pages after two failures. '.repeat(200);
+    const asText = compress([{ role: 'user', content: notes }], { format: 'anthropic', tokenBudget: 1e9 }).tokenCount;
+    const cost = (format, part) => {
+      const ask = [{ role: 'user', content: [{ type: 'text', text: 'Read.' }, part] }];
+      const bare = [{ role: 'user', content: [{ type: 'text', text: 'Read.' }] }];
+      return compress(ask, { format, tokenBudget: 1e9 }).tokenCount - compress(bare, { format, tokenBudget: 1e9 }).tokenCount;
+    };
+    const documents = [
+      ['anthropic', { type: 'document', source: { type: 'text', media_type: 'text/plain', data: notes } }],
+      ['anthropic', { type: 'document', source: { type: 'content', content: notes } }],
+      ['anthropic', { type: 'document', source: { type: 'content', content: [{ type: 'text', text: notes.slice(0, 7000) }, { type: 'text', text: notes.slice(7000) }] }, title: 'notes' }],
+      ['ai-sdk', { type: 'file', mediaType: 'text/plain', data: { type: 'text', text: notes } }],
+    ];
+    for (const [format, part] of documents) {
+      const n = cost(format, part);
+      // Its text and a few tokens of JSON around it; the fixed price of a page would be 1,590.
+      assert.ok(n > 0.97 * asText && n < 1.05 * asText, `${format} ${JSON.stringify(part).slice(0, 60)}: ${n} against ${asText}`);
+    }
+    // A PDF (base64 source) is still priced as a page, and is never rewritten.
+    const pdf = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } };
+    assert.equal(cost('anthropic', pdf), 1590);
+  });
+
   test('compat cce-1.0 without a format is the engine, byte for byte', () => {
     const input = chat().map((m, i) => ({ ...m, id: `m${i}` }));
     const viaFormats = compress(input, { compat: 'cce-1.0', recencyWindow: 1 });
@@ -504,6 +554,30 @@ describe('image sizes from inline headers', () => {
 });
 
 describe('AI SDK and Responses part types', () => {
+  test('AI SDK: omitted opening messages are stubbed in a user message, after the system prompt', () => {
+    // The first question carries a file, so it cannot carry the stub: the next text message
+    // (an assistant's) does, and an assistant must not open the conversation (Anthropic, Gemini).
+    const R = 'The deployment pipeline retries each failed stage twice before paging the on-call engineer. ';
+    const messages = [{ role: 'system', content: 'You are terse.' }];
+    for (let t = 0; t < 6; t++) {
+      messages.push({ role: 'user', content: [{ type: 'text', text: `Question ${t}: ${R.repeat(6)}` }, ...(t === 0 ? [{ type: 'file', mediaType: 'text/plain', data: { type: 'text', text: R.repeat(30) } }] : [])] });
+      messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${t}`, toolName: 'lookup', input: { t } }] });
+      messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${t}`, toolName: 'lookup', output: { type: 'text', value: R.repeat(12) } }] });
+      messages.push({ role: 'assistant', content: [{ type: 'text', text: `Stage ${t}: ${R.repeat(4)}` }] });
+    }
+    messages.push({ role: 'user', content: 'Which file holds the retry policy?' });
+    let stubbed = 0;
+    for (let budget = 800; budget <= 4000; budget += 200) {
+      const result = compress(messages, { format: 'ai-sdk', tokenBudget: budget });
+      assert.deepEqual(validate(result.messages, { format: 'ai-sdk' }), [], `budget ${budget}`);
+      assert.equal(result.messages[0], messages[0], 'the system prompt is the caller’s own');
+      assert.equal(result.messages[1].role, 'user', `budget ${budget}: ${JSON.stringify(result.messages[1]).slice(0, 80)}`);
+      if (JSON.stringify(result.messages[1]).includes('[cce:omitted')) stubbed++;
+      assert.deepEqual(uncompress(result.messages, result.verbatim).messages, messages, `budget ${budget} restores`);
+    }
+    assert.ok(stubbed > 0, 'some budget stubs the opening');
+  });
+
   const log = Array.from({ length: 60 }, (_, i) => `2026-01-0${(i % 9) + 1} worker ${i} finished job ${i * 13} with status ok`).join('\n');
   const object = { rows: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `row ${i}`, note: 'unchanged since the last import' })) };
 
