@@ -53,6 +53,7 @@ const steps = [
   { name: 'wasm + js build', cmd: 'npm', args: ['run', '--silent', 'build'] },
   { name: 'type checks (tsc --strict)', cmd: 'npm', args: ['run', '--silent', 'typecheck'] },
   { name: 'js tests (api, runtimes, package)', cmd: 'node', args: ['--test', ...testFiles('js/test')], count: 'nodeTest' },
+  { name: 'js tests under Node 22 (ai 7)', cmd: 'build/node22/bin/node', args: ['--test', ...testFiles('js/test/node22')], count: 'nodeTest' },
   { name: 'demo tests (samples, chromium e2e)', cmd: 'node', args: ['--test', ...testFiles('demo/test')], count: 'nodeTest' },
   { name: 'wasm conformance, speed build (public corpus)', cmd: 'node', args: ['scripts/conformance.mjs', join(shared, 'conformance/public')], count: 'plain' },
   { name: 'wasm conformance, speed build (scale session)', cmd: 'node', args: ['scripts/conformance.mjs', '--scale', join(shared, 'conformance/scale')], count: 'plain' },

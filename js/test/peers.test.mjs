@@ -62,4 +62,14 @@ describe('optional peers', () => {
       assert.equal(pkg.dependencies?.[name], undefined, `${name} is not a dependency`);
     }
   });
+
+  test('the ai peer range admits every major the tests run against (ai 6 here, ai 7 under Node 22)', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const majors = pkg.peerDependencies.ai.split('||').map((r) => r.trim());
+    for (const tested of ['ai', 'ai-v7']) {
+      const { version } = JSON.parse(readFileSync(join(root, 'node_modules', tested, 'package.json'), 'utf8'));
+      // npm refuses to install cce-wasm beside an ai outside this range (ERESOLVE).
+      assert.ok(majors.includes(`^${version.split('.')[0]}.0.0`), `${tested} ${version} is within ${pkg.peerDependencies.ai}`);
+    }
+  });
 });
