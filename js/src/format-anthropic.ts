@@ -33,21 +33,14 @@ function isMedia(block: Obj): boolean {
 }
 
 /** The text of a document's `text` source, or of its `content` source (a string or text
- * blocks only); undefined for base64 (PDF), URL and file sources. */
+ * blocks only); undefined for base64 (PDF), URL and file sources, and for content with an image. */
 function documentText(source: unknown): string | undefined {
   if (!isObj(source)) return undefined;
-  if (source.type === 'text') return typeof source.data === 'string' ? source.data : undefined;
-  if (source.type !== 'content') return undefined;
-  const content = source.content;
+  const content = source.type === 'text' ? source.data : source.type === 'content' ? source.content : undefined;
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  let text = '';
-  for (const block of content) {
-    // A content source with an image in it stays priced as a document.
-    if (!isObj(block) || block.type !== 'text' || typeof block.text !== 'string') return undefined;
-    text += block.text;
-  }
-  return text;
+  return Array.isArray(content) && content.every((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string')
+    ? content.map((b) => b.text).join('')
+    : undefined;
 }
 
 /** What the engine reads of one block (anything else is carried by reference). */
