@@ -19,6 +19,7 @@ import { Miniflare } from 'miniflare';
 import { validate } from 'cce-wasm/formats';
 
 import { CHROMIUM_FLAGS } from './support/chromium.mjs';
+import { answerFor, startFakeProvider } from './support/fake-provider.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const exec = promisify(execFile);
@@ -29,44 +30,16 @@ const examples = Object.fromEntries(
 // Eight tool results of 60 log lines: what the examples' conversations carry uncompressed.
 const LOGS = 8 * 60 * 'shard 0: GET /api/orders 200 12ms cache=miss region=eu-west-1\n'.length;
 
-const OPENAI_ANSWER = {
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'gpt-4.1',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Shard 3.' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-};
-const ANTHROPIC_ANSWER = {
-  id: 'msg_1',
-  type: 'message',
-  role: 'assistant',
-  model: 'claude-sonnet-4-5',
-  content: [{ type: 'text', text: 'Shard 3.' }],
-  stop_reason: 'end_turn',
-  stop_sequence: null,
-  usage: { input_tokens: 1, output_tokens: 1 },
-};
-
 let upstream;
+let received;
 let dir;
-const received = [];
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cce-ecosystems-'));
-  const server = createServer((req, res) => {
-    let data = '';
-    req.on('data', (chunk) => (data += chunk));
-    req.on('end', () => {
-      received.push({ path: req.url, body: JSON.parse(data) });
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(req.url.endsWith('/messages') ? ANTHROPIC_ANSWER : OPENAI_ANSWER));
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  upstream = { server, url: `http://127.0.0.1:${server.address().port}` };
+  upstream = await startFakeProvider('Shard 3.');
+  received = upstream.received;
 });
 after(() => {
-  upstream.server.close();
+  upstream.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -176,7 +149,7 @@ test('Workers: the worker forwards a compressed request (workerd)', async () => 
       body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 199_000, system: 'You are an SRE assistant.', messages }),
     });
     assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), ANTHROPIC_ANSWER);
+    assert.deepEqual(await res.json(), answerFor('/v1/messages', 'Shard 3.'));
     assert.equal(received[0].path, '/v1/messages');
     checkSent(received[0].body, 'anthropic', 'You are an SRE assistant.');
   } finally {

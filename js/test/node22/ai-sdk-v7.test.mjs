@@ -15,14 +15,12 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai-v7/test';
 import { compressionMiddleware, compressionStep, compressAiSdkMessages } from 'cce-wasm/ai-sdk';
 import { compress, validate } from 'cce-wasm/formats';
 
+import { startFakeProvider } from '../support/fake-provider.mjs';
+import { REPORT, SYSTEM, checkReceived as checkScenario, history as scenarioHistory, lookupTool, middlewareTests, mockModels } from '../support/ai-sdk-scenario.mjs';
+
 test('this file runs under Node 22 or later, as ai 7 requires', () => {
   assert.ok(Number(process.versions.node.split('.')[0]) >= 22, process.version);
 });
-
-const SYSTEM = 'You are a build assistant. Answer with the file and line.';
-const REPORT =
-  'The deployment pipeline retries each failed stage twice before paging the on-call engineer. ' +
-  'Stage logs are kept for thirty days in the artifacts bucket, and the retry policy is read from ci/retry.yaml. ';
 
 /** The first 33 bytes of a PNG of w x h (signature and IHDR): enough for its pixel size. */
 function pngHead(w, h) {
@@ -35,167 +33,20 @@ function pngHead(w, h) {
   return png;
 }
 
-/** A long agentic history as ai 7 ModelMessages: tool calls, long tool results, a reasoning part,
- * an image as tagged file data, providerOptions on a message and on a part. */
-function history(turns) {
-  const messages = [];
-  for (let t = 0; t < turns; t++) {
-    messages.push({
-      role: 'user',
-      content: [{ type: 'text', text: `Question ${t}: ${REPORT.repeat(3)}` }],
-      ...(t === 0 ? { providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } } : {}),
-    });
-    messages.push({
-      role: 'assistant',
-      content: [
-        { type: 'reasoning', text: `I should look up stage ${t}.` },
-        { type: 'tool-call', toolCallId: `call_${t}`, toolName: 'lookup', input: { stage: t } },
-      ],
-    });
-    messages.push({
-      role: 'tool',
-      content: [
-        {
-          type: 'tool-result',
-          toolCallId: `call_${t}`,
-          toolName: 'lookup',
-          output: { type: 'text', value: `Stage ${t} log:\n${REPORT.repeat(6)}` },
-        },
-      ],
-    });
-    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Stage ${t}: ${REPORT.repeat(2)}` }] });
-  }
-  messages.push({
-    role: 'user',
-    content: [
-      { type: 'text', text: 'Which file holds the retry policy?', providerOptions: { openai: { detail: 'high' } } },
-      { type: 'file', mediaType: 'image/png', data: { type: 'data', data: pngHead(64, 64).toString('base64') } },
-    ],
-  });
-  return messages;
-}
-
-const lookup = tool({
-  description: 'Reads a stage log',
-  inputSchema: jsonSchema({ type: 'object', properties: { stage: { type: 'number' } } }),
-  execute: async ({ stage }) => `Stage ${stage} log:\n${REPORT.repeat(6)}`,
-});
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-/** A model that calls `lookup` once, then answers. */
-function generatingModel() {
-  let call = 0;
-  return new MockLanguageModelV4({
-    doGenerate: async () => {
-      call++;
-      const content =
-        call === 1
-          ? [{ type: 'tool-call', toolCallId: 'call_new', toolName: 'lookup', input: '{"stage":99}' }]
-          : [{ type: 'text', text: 'ci/retry.yaml, line 3.' }];
-      return {
-        content,
-        finishReason: { unified: call === 1 ? 'tool-calls' : 'stop', raw: undefined },
-        usage,
-        warnings: [],
-      };
-    },
-  });
-}
-
-function streamingModel() {
-  let call = 0;
-  return new MockLanguageModelV4({
-    doStream: async () => {
-      call++;
-      const parts =
-        call === 1
-          ? [{ type: 'tool-call', toolCallId: 'call_new', toolName: 'lookup', input: '{"stage":99}' }]
-          : [
-              { type: 'text-start', id: 't' },
-              { type: 'text-delta', id: 't', delta: 'ci/retry.yaml, line 3.' },
-              { type: 'text-end', id: 't' },
-            ];
-      return {
-        stream: convertArrayToReadableStream([
-          { type: 'stream-start', warnings: [] },
-          ...parts,
-          { type: 'finish', finishReason: { unified: call === 1 ? 'tool-calls' : 'stop', raw: undefined }, usage },
-        ]),
-      };
-    },
-  });
-}
-
+// ai 7's tagged file data for the last question's image.
+const IMAGE = { type: 'file', mediaType: 'image/png', data: { type: 'data', data: pngHead(64, 64).toString('base64') } };
+const history = (turns) => scenarioHistory(turns, IMAGE);
+const lookup = lookupTool({ tool, jsonSchema });
+const { generating: generatingModel } = mockModels(MockLanguageModelV4, convertArrayToReadableStream);
 const size = (x) => JSON.stringify(x).length;
 
-/** What every prompt the model received must satisfy. */
+/** The scenario's checks, and ai 7's file data still tagged. */
 function checkReceived(calls, results, budget) {
-  assert.equal(calls.length, 2, 'two steps: the tool call and the answer');
-  assert.equal(results.length, 2, 'the middleware ran on both steps');
-  for (const [i, { prompt }] of calls.entries()) {
-    assert.deepEqual(validate(prompt, { format: 'ai-sdk' }), [], `step ${i}: a valid prompt`);
-    assert.deepEqual(prompt[0], { role: 'system', content: SYSTEM }, 'the system prompt as it was');
-    assert.ok(results[i].fits, `step ${i} fits ${budget} tokens (${results[i].tokenCount})`);
-    assert.ok(results[i].tokenCount <= budget, `step ${i}: ${results[i].tokenCount} <= ${budget}`);
-    assert.ok(results[i].compression.messages_compressed > 0, `step ${i} compressed`);
-    const question = prompt.findLast((m) => m.role === 'user');
-    assert.deepEqual(question.content[0].providerOptions, { openai: { detail: 'high' } }, 'part providerOptions kept');
-    assert.equal(question.content[1].type, 'file', 'the image is still there');
-    assert.equal(question.content[1].data.type, 'data', 'as tagged file data');
-    const first = prompt[1];
-    assert.deepEqual(first.providerOptions, { anthropic: { cacheControl: { type: 'ephemeral' } } }, 'message providerOptions kept');
-  }
-  // The second step carries the model's new tool call and its result, uncompressed and paired.
-  const last = calls[1].prompt;
-  const newCall = last.findIndex((m) => m.role === 'assistant' && m.content.some((p) => p.toolCallId === 'call_new'));
-  assert.ok(newCall > 0 && last[newCall + 1].content[0].toolCallId === 'call_new');
+  checkScenario(calls, results, budget);
+  for (const { prompt } of calls) assert.equal(prompt.findLast((m) => m.role === 'user').content[1].data.type, 'data');
 }
 
-describe('ai 7: compressionMiddleware with wrapLanguageModel', () => {
-  const budget = 2000;
-
-  test('generateText with a tool loop: every step gets a compressed, valid prompt', async () => {
-    const messages = history(6);
-    const frozen = JSON.stringify(messages);
-    const results = [];
-    const mock = generatingModel();
-    const model = wrapLanguageModel({
-      model: mock,
-      middleware: compressionMiddleware({ tokenBudget: budget, onCompress: (r) => results.push(r) }),
-    });
-    const out = await generateText({ model, system: SYSTEM, messages, tools: { lookup }, stopWhen: stepCountIs(3) });
-    assert.equal(out.text, 'ci/retry.yaml, line 3.');
-    checkReceived(mock.doGenerateCalls, results, budget);
-    assert.ok(size(mock.doGenerateCalls[0].prompt) < size(messages) / 2, 'less than half the size');
-    assert.equal(JSON.stringify(messages), frozen, 'the caller’s messages untouched');
-  });
-
-  test('streamText with a tool loop: the same', async () => {
-    const results = [];
-    const mock = streamingModel();
-    const model = wrapLanguageModel({
-      model: mock,
-      middleware: compressionMiddleware({ tokenBudget: budget, onCompress: (r) => results.push(r) }),
-    });
-    const out = streamText({ model, system: SYSTEM, messages: history(6), tools: { lookup }, stopWhen: stepCountIs(3) });
-    assert.equal(await out.text, 'ci/retry.yaml, line 3.');
-    checkReceived(mock.doStreamCalls, results, budget);
-  });
-
-  test('a prompt under the budget reaches the model as it was', async () => {
-    const mock = generatingModel();
-    const model = wrapLanguageModel({ model: mock, middleware: compressionMiddleware({ tokenBudget: 100_000 }) });
-    const messages = history(1);
-    await generateText({ model, system: SYSTEM, messages, tools: { lookup }, stopWhen: stepCountIs(3) });
-    const unwrapped = generatingModel();
-    await generateText({ model: unwrapped, system: SYSTEM, messages, tools: { lookup }, stopWhen: stepCountIs(3) });
-    assert.deepEqual(mock.doGenerateCalls[0].prompt, unwrapped.doGenerateCalls[0].prompt);
-  });
-});
+describe('ai 7: compressionMiddleware with wrapLanguageModel', () => middlewareTests({ generateText, streamText, stepCountIs, wrapLanguageModel, tool, jsonSchema }, { MockModel: MockLanguageModelV4, convertArrayToReadableStream }, IMAGE, checkReceived));
 
 describe('ai 7: compressionStep for prepareStep', () => {
   test('each step of an agent loop sends compressed, valid ModelMessages', async () => {
@@ -380,61 +231,15 @@ describe('ai 7: honest counts of tagged file data', () => {
 });
 
 describe('ai 7 with the real provider packages: the request body a provider receives', () => {
-  let server;
+  let provider;
   let base;
-  const received = [];
-  const ANTHROPIC_ANSWER = {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    content: [{ type: 'text', text: 'ci/retry.yaml, line 3.' }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  };
-  const CHAT_ANSWER = {
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-4.1',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'ci/retry.yaml, line 3.' }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  };
-  const RESPONSES_ANSWER = {
-    id: 'resp_1',
-    object: 'response',
-    created_at: 1,
-    status: 'completed',
-    model: 'gpt-4.1',
-    output: [
-      {
-        type: 'message',
-        id: 'msg_1',
-        status: 'completed',
-        role: 'assistant',
-        content: [{ type: 'output_text', text: 'ci/retry.yaml, line 3.', annotations: [] }],
-      },
-    ],
-    usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
-  };
-
+  let received;
   before(async () => {
-    const { createServer } = await import('node:http');
-    server = createServer((req, res) => {
-      let data = '';
-      req.on('data', (chunk) => (data += chunk));
-      req.on('end', () => {
-        received.push({ path: req.url, body: JSON.parse(data) });
-        res.setHeader('content-type', 'application/json');
-        const answer = req.url.endsWith('/messages') ? ANTHROPIC_ANSWER : req.url.endsWith('/responses') ? RESPONSES_ANSWER : CHAT_ANSWER;
-        res.end(JSON.stringify(answer));
-      });
-    });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${server.address().port}`;
+    provider = await startFakeProvider('ci/retry.yaml, line 3.');
+    base = provider.url;
+    received = provider.received;
   });
-  after(() => server.close());
+  after(() => provider.close());
 
   /** The history with an inline text document and a PNG as tagged data in the first question. */
   function withFiles() {
