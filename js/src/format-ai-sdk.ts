@@ -163,6 +163,13 @@ export const aiSdkFormat: FormatAdapter<AiSdkMessage> = {
     return message.role === 'assistant' ? { ...message, role: 'user' } : message;
   },
 
+  joinLead(led, next) {
+    // One user message, the stub first: no provider sees two user messages in a row.
+    if (led.role !== 'user' || next.role !== 'user') return undefined;
+    const parts = (m: AiSdkMessage): Obj[] => (typeof m.content === 'string' ? [textOf(m.content)] : m.content);
+    return { ...next, content: [...parts(led), ...parts(next)] };
+  },
+
   validate(messages) {
     return validateAiSdk(messages);
   },

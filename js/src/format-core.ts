@@ -253,6 +253,9 @@ function rebuildNative<M>(
   const opening = h === 0 ? 0 : (built[h - 1] as (typeof built)[number]).last + 1;
   if (adapter.lead && head !== undefined && head.first === opening && head.last > opening && head.changed) {
     head.message = adapter.lead(head.message, input);
+    const next = built[h + 1];
+    const joined = next && adapter.joinLead?.(head.message, next.message);
+    if (next && joined !== undefined) built.splice(h, 2, { message: joined, first: head.first, last: next.last, changed: true });
   }
   // Omitted messages after the last one left belong to it.
   if (previous < input.length - 1 && built.length > 0) {

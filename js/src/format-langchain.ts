@@ -146,6 +146,14 @@ export const langChainFormat: FormatAdapter<LangChainMessage> = {
     return { ...rest, ...fields, ...('role' in rest ? { role: 'user' } : { type: 'human' }) } as unknown as LangChainMessage;
   },
 
+  joinLead(led, next) {
+    // ChatAnthropic sends two human messages in a row as they are: one message, the stub first,
+    // of the next message's class and fields.
+    if (langChainRole(led as Obj) !== 'user' || langChainRole(next as Obj) !== 'user') return undefined;
+    const parts = (content: unknown): unknown[] => (typeof content === 'string' ? [textOf(content)] : Array.isArray(content) ? content : []);
+    return withContent(next, [...parts(led.content), ...parts(next.content)]);
+  },
+
   validate(messages) {
     return validateLangChain(messages);
   },

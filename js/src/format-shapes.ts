@@ -75,6 +75,9 @@ export interface FormatAdapter<M = unknown> {
    * opens (Anthropic's `join` then merges it with a user message after it). `input` is the
    * caller's list. */
   lead?(message: M, input: readonly M[]): M;
+  /** The led stub and the user message after it as one message, for the formats whose clients
+   * send two user messages in a row as they are (LangChain's ChatAnthropic), else undefined. */
+  joinLead?(led: M, next: M): M | undefined;
   /** The request's separate system prompt as view content (Anthropic). */
   system?(system: unknown): string | ViewPart[] | undefined;
   validate(messages: readonly M[], system?: unknown): FormatProblem[];

@@ -2,19 +2,24 @@
 // cce-wasm/langchain with the real @langchain/core (and langchain v1's agents): compressed
 // BaseMessage[] keep their classes, tool_call_ids and SystemMessage; the same as a chain step
 // (`.pipe()`, RunnableLambda) and as an agent middleware (createMiddleware + createAgent with
-// langchain's FakeToolCallingModel), where the model must receive a compressed, valid history.
+// langchain's FakeToolCallingModel), where the model must receive a compressed, valid history;
+// and the bodies ChatAnthropic and ChatOpenAI send a provider (on 127.0.0.1) are valid requests.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 
+import { ChatAnthropic } from '@langchain/anthropic';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts';
 import { RunnableLambda } from '@langchain/core/runnables';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { ChatOpenAI } from '@langchain/openai';
 import { FakeToolCallingModel, createAgent, createMiddleware, tool } from 'langchain';
 import { z } from 'zod';
 
 import { validate } from 'cce-wasm/formats';
 import { compressMessages, compressionMiddleware, compressionRunnable } from 'cce-wasm/langchain';
+
+import { startFakeProvider } from './support/fake-provider.mjs';
 
 const SYSTEM = 'You are a build assistant. Answer with the file and line.';
 const REPORT =
@@ -178,5 +183,50 @@ describe('as a beforeModel hook (the agent state rewritten)', () => {
 
   test('an unknown hook is a CompressError', () => {
     assert.throws(() => compressionMiddleware({ hook: 'afterModel' }), { name: 'CompressError', code: 'InvalidInput' });
+  });
+});
+
+describe('the request bodies of the real chat model packages', () => {
+  let provider;
+  before(async () => (provider = await startFakeProvider('ci/retry.yaml, line 3.')));
+  after(() => provider.close());
+
+  // A first question with an image cannot carry the stub of omitted messages: the compressed
+  // history must still open with a human message, which Anthropic requires.
+  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+  function withImage() {
+    const messages = history(6);
+    messages[1] = new HumanMessage({ content: [{ type: 'text', text: messages[1].content }, { type: 'image_url', image_url: { url: PNG } }] });
+    return messages;
+  }
+
+  test('@langchain/anthropic: ChatAnthropic sends a valid Messages body at every budget', async () => {
+    const model = new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'sk-ant-test', anthropicApiUrl: provider.url, maxRetries: 0 });
+    let stubbed = 0;
+    for (const budget of [400, 600, 1000, 2500]) {
+      const kept = compressMessages(withImage(), { tokenBudget: budget });
+      if (JSON.stringify(kept[1].content).includes('[cce:omitted')) stubbed++;
+      provider.received.length = 0;
+      const answer = await model.invoke(kept);
+      assert.equal(answer.content, 'ci/retry.yaml, line 3.');
+      const { path, body } = provider.received[0];
+      assert.equal(path, '/v1/messages');
+      assert.deepEqual(validate(body.messages, { format: 'anthropic', system: body.system }), [], `budget ${budget}`);
+      assert.equal(body.messages[0].role, 'user');
+    }
+    assert.ok(stubbed > 0, 'a budget stubbed the opening');
+  });
+
+  test('@langchain/openai: ChatOpenAI sends a valid Chat Completions body', async () => {
+    const model = new ChatOpenAI({ model: 'gpt-4.1', apiKey: 'sk-test', configuration: { baseURL: `${provider.url}/v1` }, maxRetries: 0 });
+    for (const budget of [400, 1500]) {
+      provider.received.length = 0;
+      const answer = await model.invoke(compressMessages(withImage(), { tokenBudget: budget }));
+      assert.equal(answer.content, 'ci/retry.yaml, line 3.');
+      const { path, body } = provider.received[0];
+      assert.equal(path, '/v1/chat/completions');
+      assert.deepEqual(validate(body.messages, { format: 'openai-chat' }), [], `budget ${budget}`);
+      assert.deepEqual(body.messages[0], { role: 'system', content: SYSTEM });
+    }
   });
 });
