@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <set>
 #include <utility>
 
 #include "jscompat/json_writer.h"
@@ -148,15 +147,30 @@ void requestCount(Host& host, std::string key, const Value& message) {
   host.pendingCounts.push_back(CountRequest{std::move(key), message});
 }
 
-// A count from the default counter, the state's cache, or the host's answers (else pending, 0).
-double countMessage(const Config& config, const std::map<std::string, double>* cache, Host& host,
-                    const Value& message) {
+// The host's count for `key` (ASCII), or null.
+const Value* hostCount(const Host& host, const std::string& key) {
+  if (!host.counts) return nullptr;
+  const U16 wanted = js::fromAscii(key);
+  const std::vector<json::Member>& members = host.counts->members;
+  const std::vector<std::size_t>& order = host.countsByKey;
+  std::size_t low = 0, high = order.size();
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    if (members[order[middle]].key < wanted) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  if (low == order.size() || members[order[low]].key != wanted) return nullptr;
+  return &members[order[low]].value;
+}
+
+// A count from the default counter or the host's answers (else pending, 0).
+double countMessage(const Config& config, Host& host, const Value& message) {
   if (!config.tokenCounter) return builtInCount(config, message);
   std::string key = countKey(message);
-  if (cache) {
-    if (auto it = cache->find(key); it != cache->end()) return it->second;
-  }
-  if (auto it = host.counts.find(key); it != host.counts.end()) return it->second;
+  if (const Value* count = hostCount(host, key)) return count->number;
   requestCount(host, std::move(key), message);
   return 0;
 }
@@ -232,8 +246,8 @@ const SummaryRun* summaryRun(const Frame& f, const std::vector<Checkpoint>& cps,
 // The count of a summary message: built in, or the host's (cached in the ledger, else asked).
 double runTokens(const Config& config, const Ledger& l, Host& host, const SummaryRun& run) {
   if (!config.tokenCounter) return run.tokens;
-  if (auto it = l.summaryTokens.find(run.countKey); it != l.summaryTokens.end()) return it->second;
-  if (auto it = host.counts.find(run.countKey); it != host.counts.end()) return it->second;
+  if (const Value* count = l.summaryTokens.find(js::fromAscii(run.countKey))) return count->number;
+  if (const Value* count = hostCount(host, run.countKey)) return count->number;
   requestCount(host, run.countKey, canonicalSummaryMessage(run.content));
   return 0;
 }
@@ -621,9 +635,9 @@ ViewResult viewOf(const Frame& f, const Ledger& l, Host& host, Build build,
 void refreshSummaryTokens(const Frame& f, Ledger& l, Host& host) {
   if (!f.st.config.tokenCounter) return;
   std::vector<Segment> segments = project(f, l, host);
-  std::map<std::string, double> fresh;
+  Value fresh = Value::object();
   for (const Segment& s : segments) {
-    if (s.summary) fresh[s.run->countKey] = s.tokens;
+    if (s.summary) fresh.set(js::fromAscii(s.run->countKey), Value::fromNumber(s.tokens));
   }
   l.summaryTokens = std::move(fresh);
 }
@@ -721,11 +735,12 @@ U16 fitted(const State& st, double budget, MakeSummary make, const void* context
 // deterministic summaries of the checkpoints that end by then. A new summary leaves them out, so
 // its units go to strings the view does not hold (the older summaries stay in the view, and in a
 // provider's cache, unchanged by the compress that adds it).
-std::set<U16> knownArtifacts(const std::vector<Checkpoint>& checkpoints, std::size_t start) {
-  std::set<U16> known;
+// In checkpoint order, repeats kept (the collector only asks whether an item is among them).
+std::vector<U16> knownArtifacts(const std::vector<Checkpoint>& checkpoints, std::size_t start) {
+  std::vector<U16> known;
   for (const Checkpoint& cp : checkpoints) {
     if (cp.end > start || cp.hostSummary) continue;
-    for (U16& item : artifactItems(summaryBody(cp))) known.insert(std::move(item));
+    for (U16& item : artifactItems(summaryBody(cp))) known.push_back(std::move(item));
   }
   return known;
 }
@@ -738,7 +753,7 @@ struct Summary {
 };
 
 Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level level,
-                       double budget, Host& host, const std::set<U16>& known) {
+                       double budget, Host& host, const std::vector<U16>& known) {
   Summary out;
   if (f.st.config.summarizer) {
     U16 text = renderTranscript(f.st.messages, start, end);
@@ -746,8 +761,8 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
     std::uint64_t h = fnv1a(label.data(), label.size());
     h = fnv1a(text.data(), text.size() * sizeof(char16_t), h);
     std::string key = "s" + hex(h);
-    auto it = host.summaries.find(key);
-    if (it == host.summaries.end()) {
+    const Value* answer = host.summaries ? host.summaries->find(js::fromAscii(key)) : nullptr;
+    if (!answer) {
       bool known = false;
       for (const SummaryRequest& r : host.pendingSummaries) known = known || r.key == key;
       if (!known) {
@@ -757,9 +772,10 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
       return out;
     }
     // The engine's rule for host summaries: a non-empty string strictly shorter than the input.
-    if (it->second && !js::trimView(*it->second).empty() && it->second->size() < text.size()) {
+    if (answer->isString() && !js::trimView(answer->string).empty() &&
+        answer->string.size() < text.size()) {
       out.ready = true;
-      out.text = *it->second;
+      out.text = U16(answer->string);
       out.fromHost = true;
       return out;
     }
@@ -998,7 +1014,6 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
 RangeStats RangeStats::of(const std::vector<Value>& messages, std::size_t start,
                           std::size_t end) {
   RangeStats out;
-  std::set<U16> seen;
   out.messages = end - start;
   for (std::size_t i = start; i < end; ++i) {
     U16View role = roleOf(messages[i]);
@@ -1016,13 +1031,14 @@ RangeStats RangeStats::of(const std::vector<Value>& messages, std::size_t start,
       const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
       const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
       if (!name || !name->isString()) continue;
-      if (seen.insert(name->string).second) {
-        out.toolNames.push_back(name->string);
-        out.toolKeys.emplace_back();
-      }
+      // The names seen so far are toolNames itself (a few distinct names: searched in order).
       const std::size_t k = static_cast<std::size_t>(
           std::find(out.toolNames.begin(), out.toolNames.end(), name->string) -
           out.toolNames.begin());
+      if (k == out.toolNames.size()) {
+        out.toolNames.push_back(name->string);
+        out.toolKeys.emplace_back();
+      }
       addToolKeys(out.toolKeys[k], callArgumentNames(call));
     }
   }
@@ -1048,7 +1064,7 @@ void RangeStats::append(const RangeStats& later) {
 }
 
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
-                         double budget, const std::set<U16>& known) {
+                         double budget, const std::vector<U16>& known) {
   return withStatsLine(RangeStats::of(messages, start, end),
                        rangeArtifacts(messages, start, end, artifactCandidates(budget), nullptr,
                                       &known),
@@ -1129,7 +1145,6 @@ Result<bool> checkState(const State& st) {
   auto atGroupStart = [&](std::size_t x) {
     return x == n || (x >= sysEnd && x < n && starts[x] == x);
   };
-  std::set<U16> ids;
   std::size_t pos = sysEnd;
   for (std::size_t k = 0; k < st.ledger.checkpoints.size(); ++k) {
     const Checkpoint& cp = st.ledger.checkpoints[k];
@@ -1146,8 +1161,13 @@ Result<bool> checkState(const State& st) {
                    "state.checkpoints[" + num(k) + "].originalMessageIds does not match its range",
                    path + "/originalMessageIds"};
     }
-    if (!ids.insert(cp.id).second) {
-      return Error{ErrorCode::InvalidInput, "state.checkpoints ids must be unique", path + "/id"};
+    // Against the earlier ids in order: the views of a state already compare its checkpoints
+    // pairwise (their summary runs), so this adds no cost of a higher order, and no tree code.
+    for (std::size_t j = 0; j < k; ++j) {
+      if (st.ledger.checkpoints[j].id == cp.id) {
+        return Error{ErrorCode::InvalidInput, "state.checkpoints ids must be unique",
+                     path + "/id"};
+      }
     }
     pos = cp.end;
   }
@@ -1169,7 +1189,7 @@ Result<bool> addMessages(State& st, std::vector<Value> messages, Host& host) {
       return Error{ErrorCode::InvalidInput, "add(): messages[" + num(i) + "].role must be a string",
                    "/messages/" + num(i) + "/role"};
     }
-    counts.push_back(countMessage(st.config, nullptr, host, messages[i]));
+    counts.push_back(countMessage(st.config, host, messages[i]));
   }
   if (host.pending()) return true;
   for (std::size_t i = 0; i < messages.size(); ++i) {
@@ -1366,7 +1386,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   // createCheckpoint: counts and ratios.
   for (Checkpoint& cp : next.checkpoints) {
     if (!holds(resummarise, cp.id)) continue;
-    cp.compressedTokens = countMessage(c, nullptr, host, canonicalSummaryMessage(cp.summary));
+    cp.compressedTokens = countMessage(c, host, canonicalSummaryMessage(cp.summary));
     cp.compressionRatio =
         cp.compressedTokens > 0 ? cp.originalTokens / cp.compressedTokens : cp.originalTokens;
   }

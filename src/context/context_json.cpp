@@ -3,7 +3,6 @@
 #include "context/context_json.h"
 
 #include <cmath>
-#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "envelope.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 #include "json_io.h"
 
@@ -285,6 +285,16 @@ Value pendingJson(const Host& host, const std::vector<ProgressEvent>& progress) 
   return pending;
 }
 
+// The indices of `members` in key order (their keys are distinct).
+std::vector<std::size_t> keyOrder(const std::vector<Member>& members) {
+  std::vector<std::size_t> order(members.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  js::stableSort(order, [&members](std::size_t a, std::size_t b) {
+    return members[a].key < members[b].key;
+  });
+  return order;
+}
+
 Result<bool> readHost(const Value* host, Host& out) {
   if (!host || host->isNull()) return true;
   if (!host->isObject()) return invalid("host must be an object", "/host");
@@ -295,16 +305,14 @@ Result<bool> readHost(const Value* host, Host& out) {
         return invalid("host.counts values must be non-negative numbers",
                        "/host/counts/" + utf8(m.key));
       }
-      out.counts[utf8(m.key)] = m.value.number;
     }
+    out.counts = counts;
+    out.countsByKey = keyOrder(counts->members);
   }
   if (const Value* summaries = host->find(u"summaries"); summaries && !summaries->isNull()) {
     if (!summaries->isObject())
       return invalid("host.summaries must be an object", "/host/summaries");
-    for (const Member& m : summaries->members) {
-      out.summaries[utf8(m.key)] =
-          m.value.isString() ? std::optional<std::u16string>(m.value.string) : std::nullopt;
-    }
+    out.summaries = summaries;
   }
   return true;
 }
@@ -342,10 +350,14 @@ Value withState(State& st, Value out) {
   return o;
 }
 
+// Sorted by key (the ledger holds them in no order; its keys are UTF-8 bytes, one unit each, so
+// this is the byte order of the keys).
 Value summaryTokensJson(const Ledger& l) {
-  Value counts = Value::object();
-  for (const auto& [key, n] : l.summaryTokens) counts.members.push_back({js::fromAscii(key), number(n)});
-  return counts;
+  Value sorted = Value::object();
+  for (std::size_t i : keyOrder(l.summaryTokens.members)) {
+    sorted.members.push_back(l.summaryTokens.members[i]);
+  }
+  return sorted;
 }
 
 // States held between calls ("open" -> handle): an operation naming a handle reads and updates
@@ -520,7 +532,10 @@ Result<bool> readState(Value&& v, State& st) {
   }
   if (const Value* counts = v.find(u"summaryTokens"); counts && counts->isObject()) {
     for (const Member& m : counts->members) {
-      if (m.value.isNumber()) st.ledger.summaryTokens[utf8(m.key)] = m.value.number;
+      // Distinct keys have distinct UTF-8 forms (lone surrogates too: WTF-8), so each is held once.
+      if (m.value.isNumber()) {
+        st.ledger.summaryTokens.members.push_back({js::fromAscii(utf8(m.key)), m.value});
+      }
     }
   }
   return checkState(st);
