@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <string_view>
 #include <utility>
 
 #include "jscompat/json_writer.h"
@@ -32,8 +34,24 @@ constexpr std::size_t kToolNamesInStats = 8;
 constexpr double kArtifactsShare = 0.95;
 
 U16 u16(const std::string& ascii) { return js::fromAscii(ascii); }
-std::string num(double d) { return js::numberToString(d); }
-std::string num(std::size_t d) { return js::decimalAscii(d); }
+
+// `pattern` with each "{}" replaced by the next of `numbers`, as JavaScript writes them (counts
+// are integers far below 2^53, so they read as their decimals). One out-of-line call per text,
+// where a chain of operator+ built and freed a temporary string for each number.
+std::string format(std::string_view pattern, std::initializer_list<double> numbers) {
+  std::string out;
+  const double* next = numbers.begin();
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern.substr(i, 2) == "{}" && next != numbers.end()) {
+      out += js::numberToString(*next++);
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+double asNumber(std::size_t n) { return static_cast<double>(n); }
 
 std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 1469598103934665603ull) {
   const unsigned char* p = static_cast<const unsigned char*>(data);
@@ -194,7 +212,7 @@ struct Segment {
 };
 
 U16 sectionText(const Checkpoint& cp) {
-  U16 out = u16("[Summary of messages " + num(cp.start + 1) + "-" + num(cp.end) + "]\n");
+  U16 out = u16(format("[Summary of messages {}-{}]\n", {asNumber(cp.start + 1), asNumber(cp.end)}));
   out += cp.summary;
   return out;
 }
@@ -555,46 +573,47 @@ Validation validate(const Frame& f, const Ledger& l, const Usage& u, const ViewL
   val.fits = u.conversation <= u.available;
   val.underThreshold = u.conversation <= u.threshold;
   if (!val.fits) {
-    val.reasons.push_back({"overAvailable", "the conversation needs " + num(u.conversation) +
-                                                " tokens but only " + num(u.available) +
-                                                " are available"});
+    val.reasons.push_back(
+        {"overAvailable", format("the conversation needs {} tokens but only {} are available",
+                                 {u.conversation, u.available})});
     if (f.n > f.sysEnd) {
       double last = f.sum(f.lastStart, f.n);
       if (last > u.available) {
-        val.reasons.push_back({"lastGroupTooLarge", "the last atomic group (messages " +
-                                                        num(f.lastStart + 1) + "-" + num(f.n) +
-                                                        ") alone needs " + num(last) + " tokens"});
+        val.reasons.push_back(
+            {"lastGroupTooLarge", format("the last atomic group (messages {}-{}) alone needs {} tokens",
+                                         {asNumber(f.lastStart + 1), asNumber(f.n), last})});
       }
     }
     std::size_t tail = l.checkpoints.empty() ? f.headEnd : l.checkpoints.back().end;
     double recent = f.sum(tail, f.n);
     if (recent > u.available) {
-      val.reasons.push_back({"recentTooLarge", "the " + num(f.n - tail) +
-                                                   " messages after the last checkpoint need " +
-                                                   num(recent) + " tokens"});
+      val.reasons.push_back(
+          {"recentTooLarge", format("the {} messages after the last checkpoint need {} tokens",
+                                    {asNumber(f.n - tail), recent})});
     }
     if (u.checkpoints > u.available) {
       val.reasons.push_back(
-          {"summariesTooLarge", "the summaries alone need " + num(u.checkpoints) + " tokens"});
+          {"summariesTooLarge", format("the summaries alone need {} tokens", {u.checkpoints})});
     }
     if (f.headEnd > f.sysEnd && f.sum(f.sysEnd, f.headEnd) > u.available) {
-      val.reasons.push_back({"headTooLarge", "the first " + num(f.headEnd - f.sysEnd) +
-                                                 " messages kept by keepFirst need " +
-                                                 num(f.sum(f.sysEnd, f.headEnd)) + " tokens"});
+      val.reasons.push_back(
+          {"headTooLarge", format("the first {} messages kept by keepFirst need {} tokens",
+                                  {asNumber(f.headEnd - f.sysEnd), f.sum(f.sysEnd, f.headEnd)})});
     }
     if (u.canCompress) {
       val.reasons.push_back({"compressAgain", "another compress can summarise more messages"});
     }
   } else if (!val.underThreshold) {
-    val.reasons.push_back({"overThreshold", "the conversation fits but is above the threshold of " +
-                                                num(u.threshold) + " tokens" +
-                                                (u.canCompress ? ""
-                                                               : "; nothing more to compress "
-                                                                 "without breaking keepLast")});
+    val.reasons.push_back(
+        {"overThreshold",
+         format(u.canCompress ? "the conversation fits but is above the threshold of {} tokens"
+                              : "the conversation fits but is above the threshold of {} tokens; "
+                                "nothing more to compress without breaking keepLast",
+                {u.threshold})});
   }
   for (const StructureIssue& issue : introducedIssues(f.st.messages, f.st.index.turns, v)) {
-    val.reasons.push_back({"structure", std::string(structureIssueName(issue.kind)) +
-                                            " at view message " + num(issue.index)});
+    val.reasons.push_back({"structure", structureIssueName(issue.kind) +
+                                            format(" at view message {}", {asNumber(issue.index)})});
   }
   return val;
 }
@@ -646,7 +665,8 @@ void refreshSummaryTokens(const Frame& f, Ledger& l, Host& host) {
 
 // "12 messages (5 user, 4 assistant, 3 tool); tools used: read_file, grep."
 U16 statsLine(const RangeStats& s) {
-  std::string stats = num(s.messages) + (s.messages == 1 ? " message (" : " messages (");
+  std::string stats =
+      format(s.messages == 1 ? "{} message (" : "{} messages (", {asNumber(s.messages)});
   // The non-zero counts, appended in place (a vector of parts was the module's only
   // std::vector<std::string>).
   const char* separator = "";
@@ -656,7 +676,7 @@ U16 statsLine(const RangeStats& s) {
                                     {s.others, " other"}}) {
     if (!count) continue;
     stats += separator;
-    stats += num(count);
+    stats += js::numberToString(asNumber(count));
     stats += what;
     separator = ", ";
   }
@@ -679,7 +699,7 @@ U16 statsLine(const RangeStats& s) {
       }
     }
     if (s.toolNames.size() > kToolNamesInStats) {
-      header += u16(" and " + num(s.toolNames.size() - kToolNamesInStats) + " more");
+      header += u16(format(" and {} more", {asNumber(s.toolNames.size() - kToolNamesInStats)}));
     }
   }
   header += u".";
@@ -757,7 +777,7 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
   Summary out;
   if (f.st.config.summarizer) {
     U16 text = renderTranscript(f.st.messages, start, end);
-    std::string label = std::string(levelName(level)) + "|" + num(budget) + "|";
+    std::string label = levelName(level) + format("|{}|", {budget});
     std::uint64_t h = fnv1a(label.data(), label.size());
     h = fnv1a(text.data(), text.size() * sizeof(char16_t), h);
     std::string key = "s" + hex(h);
@@ -828,7 +848,7 @@ Checkpoint newCheckpoint(const Frame& f, Ledger& l, std::size_t start, std::size
                          double number, const Value& now, const Checkpoint* first = nullptr,
                          const Checkpoint* second = nullptr) {
   Checkpoint cp;
-  cp.id = u16("cp-" + num(l.nextId));
+  cp.id = u16(format("cp-{}", {l.nextId}));
   l.nextId += 1;
   cp.createdAt = now;
   cp.start = start;
@@ -866,7 +886,8 @@ Value event(const char16_t* type, const U16& id, const Value& now) {
 }
 
 std::string rangeText(std::size_t start, std::size_t end) {
-  return "messages " + num(start + 1) + "-" + num(end) + " (" + num(end - start) + " messages)";
+  return format("messages {}-{} ({} messages)",
+                {asNumber(start + 1), asNumber(end), asNumber(end - start)});
 }
 
 void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reason reason,
@@ -1120,8 +1141,9 @@ Result<bool> checkConfig(const Config& c) {
       c.contextWindow - c.systemPromptTokens.value_or(0) - c.promptBudget - c.safetyMargin;
   if (available <= 0) {
     return Error{ErrorCode::BudgetTooSmall,
-                 "contextWindow - systemPromptTokens - promptBudget - safetyMargin = " +
-                     num(available) + ": nothing is left for the conversation",
+                 format("contextWindow - systemPromptTokens - promptBudget - safetyMargin = {}: "
+                        "nothing is left for the conversation",
+                        {available}),
                  "/config"};
   }
   return true;
@@ -1136,7 +1158,7 @@ Result<bool> checkState(const State& st) {
   for (std::size_t i = 0; i < st.tokens.size(); ++i) {
     if (!std::isfinite(st.tokens[i]) || st.tokens[i] < 0) {
       return Error{ErrorCode::InvalidInput, "state.tokens must be non-negative numbers",
-                   "/state/tokens/" + num(i)};
+                   format("/state/tokens/{}", {asNumber(i)})};
     }
   }
   const std::size_t n = st.messages.size();
@@ -1148,17 +1170,19 @@ Result<bool> checkState(const State& st) {
   std::size_t pos = sysEnd;
   for (std::size_t k = 0; k < st.ledger.checkpoints.size(); ++k) {
     const Checkpoint& cp = st.ledger.checkpoints[k];
-    std::string path = "/state/checkpoints/" + num(k);
+    std::string path = format("/state/checkpoints/{}", {asNumber(k)});
     if (cp.start < pos || cp.end <= cp.start || cp.end > n || !atGroupStart(cp.start) ||
         !atGroupStart(cp.end)) {
       return Error{ErrorCode::InvalidInput,
-                   "state.checkpoints[" + num(k) +
-                       "].messageRange must be ordered, disjoint and at atomic-group starts",
+                   format("state.checkpoints[{}].messageRange must be ordered, disjoint and at "
+                          "atomic-group starts",
+                          {asNumber(k)}),
                    path + "/messageRange"};
     }
     if (cp.originalMessageIds.size() != cp.end - cp.start) {
       return Error{ErrorCode::InvalidInput,
-                   "state.checkpoints[" + num(k) + "].originalMessageIds does not match its range",
+                   format("state.checkpoints[{}].originalMessageIds does not match its range",
+                          {asNumber(k)}),
                    path + "/originalMessageIds"};
     }
     // Against the earlier ids in order: the views of a state already compare its checkpoints
@@ -1181,13 +1205,15 @@ Result<bool> addMessages(State& st, std::vector<Value> messages, Host& host) {
   counts.reserve(messages.size());
   for (std::size_t i = 0; i < messages.size(); ++i) {
     if (!messages[i].isObject()) {
-      return Error{ErrorCode::InvalidInput, "add(): messages[" + num(i) + "] must be an object",
-                   "/messages/" + num(i)};
+      return Error{ErrorCode::InvalidInput,
+                   format("add(): messages[{}] must be an object", {asNumber(i)}),
+                   format("/messages/{}", {asNumber(i)})};
     }
     const Value* role = messages[i].find(u"role");
     if (!role || !role->isString()) {
-      return Error{ErrorCode::InvalidInput, "add(): messages[" + num(i) + "].role must be a string",
-                   "/messages/" + num(i) + "/role"};
+      return Error{ErrorCode::InvalidInput,
+                   format("add(): messages[{}].role must be a string", {asNumber(i)}),
+                   format("/messages/{}/role", {asNumber(i)})};
     }
     counts.push_back(countMessage(st.config, host, messages[i]));
   }
@@ -1220,15 +1246,17 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     out.progress.push_back({"identify", 10, "nothing to compress"});
     finishWithoutCompressing(
         f, st.ledger, host,
-        {"nothingToCompress", "no uncovered messages before the " + num(c.keepLast) +
-                                  " most recent (keepFirst " + num(c.keepFirst) + ")"},
+        {"nothingToCompress",
+         format("no uncovered messages before the {} most recent (keepFirst {})",
+                {asNumber(c.keepLast), asNumber(c.keepFirst)})},
         out);
     return out;
   }
   std::size_t s = plan.start, e = plan.end;
   out.progress.push_back({"identify", 10,
-                          rangeText(s, e) + ", " + num(f.sum(s, e)) + " tokens; keeping " +
-                              num(f.n - e) + " recent messages" +
+                          rangeText(s, e) +
+                              format(", {} tokens; keeping {} recent messages",
+                                     {f.sum(s, e), asNumber(f.n - e)}) +
                               (plan.extended ? " (fewer than keepLast, to fit the window)" : "")});
 
   // prepare: trim the newest groups until the summarizer's input window holds the range.
@@ -1242,10 +1270,10 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
       std::size_t firstEnd = f.nextStart(s);
       finishWithoutCompressing(
           f, st.ledger, host,
-          {"summaryInputTooSmall", "the oldest atomic group to summarise (" +
-                                       rangeText(s, firstEnd) + ", " + num(f.sum(s, firstEnd)) +
-                                       " tokens) exceeds summaryInputTokens " +
-                                       num(*c.summaryInputTokens)},
+          {"summaryInputTooSmall",
+           "the oldest atomic group to summarise (" + rangeText(s, firstEnd) +
+               format(", {} tokens) exceeds summaryInputTokens {}",
+                      {f.sum(s, firstEnd), *c.summaryInputTokens})},
           out);
       return out;
     }
@@ -1254,11 +1282,12 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const Level level = levelForInput(originalTokens);
   out.progress.push_back(
       {"prepare", 25,
-       std::string("level ") + levelName(level) + ", budget " +
-           num(summaryBudget(level, originalTokens, f.available)) + " tokens" +
-           (trimmedGroups ? "; " + num(trimmedGroups) +
-                                " newest groups left for the next compress (summarizer input)"
-                          : "")});
+       "level " + (levelName(level) +
+                   format(trimmedGroups ? ", budget {} tokens; {} newest groups left for the next "
+                                          "compress (summarizer input)"
+                                        : ", budget {} tokens",
+                          {summaryBudget(level, originalTokens, f.available),
+                           asNumber(trimmedGroups)}))});
 
   // Plan the new ledger: the new checkpoint, merges, aging. Summaries are filled in afterwards
   // (a deterministic merge's when it is made). `next` starts with an empty archive and log: what
@@ -1379,9 +1408,9 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   }
   if (!host.pendingSummaries.empty()) return out;
   out.progress.push_back({"summarize", 60,
-                          num(resummarise.size()) + " summaries (" + num(out.aged.size()) +
-                              " aged, " + num(out.merged.size()) + " merged, " + num(fromHost) +
-                              " from the host summarizer)"});
+                          format("{} summaries ({} aged, {} merged, {} from the host summarizer)",
+                                 {asNumber(resummarise.size()), asNumber(out.aged.size()),
+                                  asNumber(out.merged.size()), asNumber(fromHost)})});
 
   // createCheckpoint: counts and ratios.
   for (Checkpoint& cp : next.checkpoints) {
@@ -1394,17 +1423,19 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     if (cp.id == createdId) out.checkpoint.emplace(cp);
   }
   out.progress.push_back({"createCheckpoint", 75,
-                          js::toUtf8(createdId) + ": " + num(originalTokens) + " -> " +
-                              num(out.checkpoint ? out.checkpoint->compressedTokens : 0) +
-                              " tokens"});
+                          js::toUtf8(createdId) +
+                              format(": {} -> {} tokens",
+                                     {originalTokens,
+                                      out.checkpoint ? out.checkpoint->compressedTokens : 0})});
 
   // updateContext: the ledger takes the new checkpoints and the log its events.
   next.compressions = number;
   for (Value& ev : events) next.events.push_back(std::move(ev));
   refreshSummaryTokens(f, next, host);
   out.progress.push_back({"updateContext", 90,
-                          num(next.checkpoints.size()) + " active checkpoints, " +
-                              num(st.ledger.archive.size() + next.archive.size()) + " archived"});
+                          format("{} active checkpoints, {} archived",
+                                 {asNumber(next.checkpoints.size()),
+                                  asNumber(st.ledger.archive.size() + next.archive.size())})});
 
   // validate: the new view must fit.
   ViewResult v = viewOf(f, next, host, Build::Validation);
@@ -1414,15 +1445,16 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   out.validation = std::move(v.validation);
   if (trimmedGroups) {
     out.validation.reasons.push_back(
-        {"summaryInputTrimmed", num(trimmedGroups) + " newest groups (" + rangeText(e, plan.end) +
+        {"summaryInputTrimmed", format("{} newest groups (", {asNumber(trimmedGroups)}) +
+                                    rangeText(e, plan.end) +
                                     ") did not fit the summarizer input and stay visible"});
   }
   out.again = v.usage.shouldCompress;  // a view that does not fit is over the threshold too
   out.progress.push_back({"validate", 100,
-                          out.validation.fits ? "view fits: " + num(v.usage.conversation) + " of " +
-                                                    num(v.usage.available) + " tokens (" +
-                                                    num(v.usage.percent) + "%)"
-                                              : out.validation.reasons.front().message});
+                          out.validation.fits
+                              ? format("view fits: {} of {} tokens ({}%)",
+                                       {v.usage.conversation, v.usage.available, v.usage.percent})
+                              : out.validation.reasons.front().message});
   commitChanges(st.ledger, std::move(next));
   return out;
 }
