@@ -698,7 +698,9 @@ TEST_SUITE("context") {
       CompressOutcome out = compress(st, Value::null(), host);
       CHECK(out.compressed == c.compressed);
       bool hasReason = std::string(c.reason).empty();
-      for (const Reason& r : out.validation.reasons) hasReason = hasReason || r.code == c.reason;
+      for (const Reason& r : out.validation.reasons) {
+        hasReason = hasReason || std::string(r.code) == c.reason;
+      }
       CHECK(hasReason);
       if (!c.compressed) {
         CHECK(st.ledger.checkpoints.empty());
@@ -935,7 +937,7 @@ TEST_SUITE("context") {
     CHECK_FALSE(big.validation.fits);
     bool reported = false;
     for (const Reason& r : big.validation.reasons)
-      reported = reported || r.code == "lastGroupTooLarge";
+      reported = reported || std::string(r.code) == "lastGroupTooLarge";
     CHECK(reported);
   }
 
@@ -1127,7 +1129,7 @@ void checkView(const State& st, const ViewResult& v, Violations& bad, const std:
   if (!v.validation.fits)
     bad.add(where + ": view does not fit (" + v.validation.reasons[0].message + ")");
   for (const Reason& r : v.validation.reasons) {
-    if (r.code == "structure") bad.add(where + ": " + r.message);
+    if (std::string(r.code) == "structure") bad.add(where + ": " + r.message);
   }
   for (std::size_t j = 0; j < v.messages.size(); ++j) {
     long src = v.sources[j];

@@ -894,7 +894,7 @@ void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reaso
                               CompressOutcome& out) {
   ViewResult v = viewOf(f, l, host, Build::Validation);
   out.usage = v.usage;
-  out.progress.push_back({"validate", 100, reason.message});
+  out.progress.push_back({"validate", reason.message, 100});
   // `reason` first, then the view's (`out` has none yet): pushes rather than a vector insert,
   // which the module had for this alone.
   out.validation.reasons.push_back(std::move(reason));
@@ -1243,7 +1243,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const Config& c = st.config;
   Plan plan = planCompression(f, st.ledger);
   if (!plan.any) {
-    out.progress.push_back({"identify", 10, "nothing to compress"});
+    out.progress.push_back({"identify", "nothing to compress", 10});
     finishWithoutCompressing(
         f, st.ledger, host,
         {"nothingToCompress",
@@ -1253,11 +1253,12 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     return out;
   }
   std::size_t s = plan.start, e = plan.end;
-  out.progress.push_back({"identify", 10,
+  out.progress.push_back({"identify",
                           rangeText(s, e) +
                               format(", {} tokens; keeping {} recent messages",
                                      {f.sum(s, e), asNumber(f.n - e)}) +
-                              (plan.extended ? " (fewer than keepLast, to fit the window)" : "")});
+                              (plan.extended ? " (fewer than keepLast, to fit the window)" : ""),
+                          10});
 
   // prepare: trim the newest groups until the summarizer's input window holds the range.
   std::size_t trimmedGroups = 0;
@@ -1281,13 +1282,14 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const double originalTokens = f.sum(s, e);
   const Level level = levelForInput(originalTokens);
   out.progress.push_back(
-      {"prepare", 25,
+      {"prepare",
        "level " + (levelName(level) +
                    format(trimmedGroups ? ", budget {} tokens; {} newest groups left for the next "
                                           "compress (summarizer input)"
                                         : ", budget {} tokens",
                           {summaryBudget(level, originalTokens, f.available),
-                           asNumber(trimmedGroups)}))});
+                           asNumber(trimmedGroups)})),
+       25});
 
   // Plan the new ledger: the new checkpoint, merges, aging. Summaries are filled in afterwards
   // (a deterministic merge's when it is made). `next` starts with an empty archive and log: what
@@ -1407,10 +1409,11 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     fromHost += summary.fromHost ? 1 : 0;
   }
   if (!host.pendingSummaries.empty()) return out;
-  out.progress.push_back({"summarize", 60,
+  out.progress.push_back({"summarize",
                           format("{} summaries ({} aged, {} merged, {} from the host summarizer)",
                                  {asNumber(resummarise.size()), asNumber(out.aged.size()),
-                                  asNumber(out.merged.size()), asNumber(fromHost)})});
+                                  asNumber(out.merged.size()), asNumber(fromHost)}),
+                          60});
 
   // createCheckpoint: counts and ratios.
   for (Checkpoint& cp : next.checkpoints) {
@@ -1422,20 +1425,22 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   for (const Checkpoint& cp : next.checkpoints) {
     if (cp.id == createdId) out.checkpoint.emplace(cp);
   }
-  out.progress.push_back({"createCheckpoint", 75,
+  out.progress.push_back({"createCheckpoint",
                           js::toUtf8(createdId) +
                               format(": {} -> {} tokens",
                                      {originalTokens,
-                                      out.checkpoint ? out.checkpoint->compressedTokens : 0})});
+                                      out.checkpoint ? out.checkpoint->compressedTokens : 0}),
+                          75});
 
   // updateContext: the ledger takes the new checkpoints and the log its events.
   next.compressions = number;
   for (Value& ev : events) next.events.push_back(std::move(ev));
   refreshSummaryTokens(f, next, host);
-  out.progress.push_back({"updateContext", 90,
+  out.progress.push_back({"updateContext",
                           format("{} active checkpoints, {} archived",
                                  {asNumber(next.checkpoints.size()),
-                                  asNumber(st.ledger.archive.size() + next.archive.size())})});
+                                  asNumber(st.ledger.archive.size() + next.archive.size())}),
+                          90});
 
   // validate: the new view must fit.
   ViewResult v = viewOf(f, next, host, Build::Validation);
@@ -1450,11 +1455,12 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
                                     ") did not fit the summarizer input and stay visible"});
   }
   out.again = v.usage.shouldCompress;  // a view that does not fit is over the threshold too
-  out.progress.push_back({"validate", 100,
+  out.progress.push_back({"validate",
                           out.validation.fits
                               ? format("view fits: {} of {} tokens ({}%)",
                                        {v.usage.conversation, v.usage.available, v.usage.percent})
-                              : out.validation.reasons.front().message});
+                              : out.validation.reasons.front().message,
+                          100});
   commitChanges(st.ledger, std::move(next));
   return out;
 }

@@ -264,10 +264,17 @@ struct Usage {
   bool overThreshold = false, canCompress = false, shouldCompress = false;
 };
 
-struct Reason {
-  std::string code;
+/// A coded message: a validation reason ("overAvailable", "structure"...) or the progress of a
+/// compress stage (identify, prepare, summarize, createCheckpoint, updateContext, validate; with
+/// its percent). One type for both, so the module compiles one vector of them (its push_back,
+/// growth and destruction) instead of two.
+struct Note {
+  const char* code;  // a literal
   std::string message;
+  double percent = 0;  // progress only
 };
+using Reason = Note;
+using ProgressEvent = Note;
 struct Validation {
   bool fits = false;            // conversation <= available
   bool underThreshold = false;  // conversation <= threshold
@@ -285,12 +292,6 @@ struct ViewResult {
   std::string summaryKey;
   Usage usage;
   Validation validation;
-};
-
-struct ProgressEvent {
-  const char* stage;  // identify, prepare, summarize, createCheckpoint, updateContext, validate
-  double percent;
-  std::string message;
 };
 
 struct CompressOutcome {

@@ -224,7 +224,7 @@ Value progressJson(const std::vector<ProgressEvent>& events) {
   Value a = Value::array();
   for (const ProgressEvent& e : events) {
     Value o = Value::object();
-    o.members.push_back({u"stage", Value::fromString(js::fromAscii(e.stage))});
+    o.members.push_back({u"stage", Value::fromString(js::fromAscii(e.code))});
     o.members.push_back({u"percent", number(e.percent)});
     o.members.push_back({u"message", text(e.message)});
     a.items.push_back(std::move(o));
