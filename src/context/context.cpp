@@ -837,6 +837,18 @@ void commitChanges(Ledger& l, Ledger&& next) {
   l.summaryTokens = std::move(next.summaryTokens);
 }
 
+// `list` with its checkpoints [from, to) replaced by `put` (none when null), rebuilt by moves: a
+// vector insert or erase (or swaps) would move-assign checkpoints, whose assignment the module
+// then compiles for these three changes alone.
+void splice(std::vector<Checkpoint>& list, std::size_t from, std::size_t to, Checkpoint* put) {
+  std::vector<Checkpoint> out;
+  for (std::size_t k = 0; k <= list.size(); ++k) {
+    if (k == from && put) out.push_back(std::move(*put));
+    if (k < list.size() && (k < from || k >= to)) out.push_back(std::move(list[k]));
+  }
+  list = std::move(out);
+}
+
 // A checkpoint's RangeStats: kept from its merge, else counted from its messages.
 RangeStats statsOf(const Frame& f, const Checkpoint& cp) {
   return cp.stats ? *cp.stats : RangeStats::of(f.st.messages, cp.start, cp.end);
@@ -1298,15 +1310,13 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const double number = next.compressions + 1;
   Checkpoint created = newCheckpoint(f, next, s, e, level, number, now);
   const U16 createdId = created.id;
-  // In start order: appended, then swapped back to its place (what vector::insert does, without
-  // an instantiation of insert in the module for this alone).
+  // In start order.
   std::vector<Checkpoint>& cps = next.checkpoints;
   const std::size_t place = static_cast<std::size_t>(
       std::lower_bound(cps.begin(), cps.end(), s,
                        [](const Checkpoint& cp, std::size_t x) { return cp.start < x; }) -
       cps.begin());
-  cps.push_back(std::move(created));
-  for (std::size_t k = cps.size() - 1; k > place; --k) std::swap(cps[k], cps[k - 1]);
+  splice(cps, place, place, &created);
   // Ids, a few per compress, each held once: vectors searched in order (a std::set here was the
   // module's one tree erase besides the handle table's).
   std::vector<U16> resummarise = {createdId};
@@ -1377,8 +1387,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     events.push_back(std::move(ev));
     resummarise.push_back(merged.id);
     out.merged.push_back(merged.id);
-    next.checkpoints[pair] = std::move(merged);
-    next.checkpoints.erase(next.checkpoints.begin() + static_cast<long>(pair) + 1);
+    splice(next.checkpoints, pair, pair + 2, &merged);
   }
   for (Checkpoint& cp : next.checkpoints) {
     if (holds(resummarise, cp.id) || cp.level == Level::Compact ||
@@ -1483,7 +1492,8 @@ Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Ho
   UndoOutcome out{*it, {}};
   out.checkpoint.status = u"undone";
   next.archive.push_back(out.checkpoint);
-  next.checkpoints.erase(it);
+  splice(next.checkpoints, static_cast<std::size_t>(it - next.checkpoints.begin()),
+         static_cast<std::size_t>(it - next.checkpoints.begin()) + 1, nullptr);
   Value ev = event(u"undo", out.checkpoint.id, now);
   ev.members.push_back({u"messageRange", rangeValue(out.checkpoint.start, out.checkpoint.end)});
   next.events.push_back(std::move(ev));
