@@ -28,6 +28,13 @@ Value text(const std::string& utf8) { return Value::fromString(js::fromUtf8(utf8
 
 std::string utf8(std::u16string_view s) { return js::toUtf8(s); }
 
+// The InvalidInput errors whose message and path are both literals: a call passes two pointers,
+// where one of invalid(std::string, std::string) built and freed two strings at each site.
+using cce::invalid;
+Error invalid(const char* message, const char* path) {
+  return invalid(std::string(message), std::string(path));
+}
+
 // Field readers: absent (or null) keeps the default; a wrong type is an InvalidInput at `path/key`.
 struct Reader {
   const Value& object;
@@ -40,14 +47,15 @@ struct Reader {
     const Value* v = object.find(key);
     return v && !v->isNull() ? v : nullptr;
   }
-  bool fail(const char16_t* key, const std::string& rule) {
+  bool fail(const char16_t* key, const char* rule) {
     if (ok) error = invalid(name + "." + utf8(key) + " " + rule, path + "/" + utf8(key));
     ok = false;
     return false;
   }
-  bool number(const char16_t* key, double& out) {
+  // `required`: absent (or null) is an error, "is required".
+  bool number(const char16_t* key, double& out, bool required = false) {
     const Value* v = get(key);
-    if (!v) return true;
+    if (!v) return !required || fail(key, "is required");
     if (!v->isNumber() || !std::isfinite(v->number)) return fail(key, "must be a finite number");
     out = v->number;
     return true;
@@ -59,9 +67,9 @@ struct Reader {
     out = d;
     return true;
   }
-  bool count(const char16_t* key, std::size_t& out) {
+  bool count(const char16_t* key, std::size_t& out, bool required = false) {
     const Value* v = get(key);
-    if (!v) return true;
+    if (!v) return !required || fail(key, "is required");
     if (!v->isNumber() || v->number < 0 || v->number > 9007199254740991.0 ||
         std::floor(v->number) != v->number) {
       return fail(key, "must be a non-negative integer");
@@ -84,14 +92,13 @@ struct Reader {
     out = std::u16string(v->string);
     return true;
   }
-  bool required(const char16_t* key) { return get(key) ? true : fail(key, "is required"); }
 };
 
 // Reads into `c` (a default Config), as the state's readers below do.
 Result<bool> parseConfig(const Value* value, const std::string& path, Config& c) {
   if (!value || !value->isObject()) return invalid("config must be an object", path);
   Reader r{*value, path, "config", {}};
-  r.required(u"contextWindow") && r.number(u"contextWindow", c.contextWindow) &&
+  r.number(u"contextWindow", c.contextWindow, true) &&
       r.optionalNumber(u"systemPromptTokens", c.systemPromptTokens) &&
       r.number(u"promptBudget", c.promptBudget) && r.number(u"safetyMargin", c.safetyMargin) &&
       r.number(u"threshold", c.threshold) && r.count(u"keepLast", c.keepLast) &&
@@ -159,8 +166,7 @@ Result<bool> parseCheckpoint(const Value& v, const std::string& path, Checkpoint
   if (range && range->isObject()) {
     Reader rr{*range, path + "/messageRange", "checkpoint.messageRange", {}};
     std::size_t s = 0, e = 0;
-    if (!(rr.required(u"start") && rr.count(u"start", s) && rr.required(u"end") &&
-          rr.count(u"end", e))) {
+    if (!(rr.count(u"start", s, true) && rr.count(u"end", e, true))) {
       return rr.error;
     }
     start = static_cast<double>(s);
@@ -171,10 +177,10 @@ Result<bool> parseCheckpoint(const Value& v, const std::string& path, Checkpoint
   cp.start = static_cast<std::size_t>(start);
   cp.end = static_cast<std::size_t>(end);
   r.string(u"id", cp.id) && r.string(u"summary", cp.summary) && r.string(u"level", level) &&
-      r.required(u"originalTokens") && r.number(u"originalTokens", cp.originalTokens) &&
-      r.required(u"compressedTokens") && r.number(u"compressedTokens", cp.compressedTokens) &&
-      r.required(u"compressionRatio") && r.number(u"compressionRatio", cp.compressionRatio) &&
-      r.required(u"compressionNumber") && r.number(u"compressionNumber", cp.compressionNumber) &&
+      r.number(u"originalTokens", cp.originalTokens, true) &&
+      r.number(u"compressedTokens", cp.compressedTokens, true) &&
+      r.number(u"compressionRatio", cp.compressionRatio, true) &&
+      r.number(u"compressionNumber", cp.compressionNumber, true) &&
       r.string(u"summarizer", summarizer);
   if (!r.ok) return r.error;
   std::optional<Level> parsedLevel = levelFromName(level);
