@@ -1027,12 +1027,11 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
     }
     if (!hasToolCalls(m)) continue;
     for (const Value& call : m.find(u"tool_calls")->items) {
-      const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-      const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
-      const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
-      U16 line = role + u" called " + (name && name->isString() ? name->string : U16(u"a tool"));
-      if (args && args->isString()) {
-        U16View a = args->string;
+      const U16* name = callFunctionString(call, u"name");
+      const U16* args = callFunctionString(call, u"arguments");
+      U16 line = role + u" called " + (name ? *name : U16(u"a tool"));
+      if (args) {
+        U16View a = *args;
         line += u"(";
         line += a.substr(0, kArgumentsInTranscript);
         if (a.size() > kArgumentsInTranscript) line += u"...";
@@ -1061,15 +1060,14 @@ RangeStats RangeStats::of(const std::vector<Value>& messages, std::size_t start,
     }
     if (!hasToolCalls(messages[i])) continue;
     for (const Value& call : messages[i].find(u"tool_calls")->items) {
-      const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-      const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
-      if (!name || !name->isString()) continue;
+      const U16* name = callFunctionString(call, u"name");
+      if (!name) continue;
       // The names seen so far are toolNames itself (a few distinct names: searched in order).
       const std::size_t k = static_cast<std::size_t>(
-          std::find(out.toolNames.begin(), out.toolNames.end(), name->string) -
+          std::find(out.toolNames.begin(), out.toolNames.end(), *name) -
           out.toolNames.begin());
       if (k == out.toolNames.size()) {
-        out.toolNames.push_back(name->string);
+        out.toolNames.push_back(*name);
         out.toolKeys.emplace_back();
       }
       addToolKeys(out.toolKeys[k], callArgumentNames(call));

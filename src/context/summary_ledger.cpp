@@ -71,14 +71,13 @@ void argumentStrings(const Value& v, int depth, std::vector<U16>& whole, std::ve
 void callArguments(const Value& m, std::vector<U16>& whole, std::vector<U16>& texts) {
   if (!hasToolCalls(m)) return;
   for (const Value& call : m.find(u"tool_calls")->items) {
-    const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-    const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
-    if (!args || !args->isString()) continue;
-    Result<Value> parsed = parseJson(js::toUtf8(args->string));
+    const U16* args = callFunctionString(call, u"arguments");
+    if (!args) continue;
+    Result<Value> parsed = parseJson(js::toUtf8(*args));
     if (parsed.ok()) {
       argumentStrings(parsed.value(), 0, whole, texts);
     } else {
-      texts.push_back(args->string);
+      texts.push_back(*args);
     }
   }
 }
@@ -217,10 +216,9 @@ std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t 
 
 std::vector<U16> callArgumentNames(const Value& call) {
   std::vector<U16> out;
-  const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-  const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
-  if (!args || !args->isString()) return out;
-  Result<Value> parsed = parseJson(js::toUtf8(args->string));
+  const U16* args = callFunctionString(call, u"arguments");
+  if (!args) return out;
+  Result<Value> parsed = parseJson(js::toUtf8(*args));
   if (!parsed.ok() || !parsed.value().isObject()) return out;
   // Top-level names first, then those of objects inside (a todo list's items), in order.
   std::vector<const Value*> level = {&parsed.value()};
