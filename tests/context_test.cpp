@@ -388,7 +388,7 @@ TEST_SUITE("context") {
     CHECK(stats.find(R"(TodoWrite {"todos", "content", "activeForm"})") != std::string::npos);
     CHECK(summary.find("\"Tiny Experiments\"") != std::string::npos);
     // Artifacts an earlier summary of the view holds are left out of a later one.
-    const std::set<std::u16string> known = {u"\"src/a.ts\""};
+    const std::vector<std::u16string> known = {u"\"src/a.ts\""};
     CHECK(summary.find("\"src/a.ts\"") != std::string::npos);
     const std::string later = u8(deterministicSummary(messages, 0, messages.size(), 300, known));
     CHECK(later.find("\"src/a.ts\"") == std::string::npos);
@@ -405,7 +405,7 @@ TEST_SUITE("context") {
               R"("function":{"name":"Read","arguments":"{\"file_path\":\"src/reader/shelf.ts\"}"}}]})"),
         toolResult("c1", "export const shelfSize = 3;" + padding),
     };
-    auto items = [&](const std::set<std::u16string>& known) {
+    auto items = [&](const std::vector<std::u16string>& known) {
       std::vector<std::string> out;
       const std::u16string summary =
           deterministicSummary(messages, 0, messages.size(), 300, known);
@@ -698,7 +698,9 @@ TEST_SUITE("context") {
       CompressOutcome out = compress(st, Value::null(), host);
       CHECK(out.compressed == c.compressed);
       bool hasReason = std::string(c.reason).empty();
-      for (const Reason& r : out.validation.reasons) hasReason = hasReason || r.code == c.reason;
+      for (const Reason& r : out.validation.reasons) {
+        hasReason = hasReason || std::string(r.code) == c.reason;
+      }
       CHECK(hasReason);
       if (!c.compressed) {
         CHECK(st.ledger.checkpoints.empty());
@@ -830,10 +832,10 @@ TEST_SUITE("context") {
           // as they are now (an older one remade this round is remade first).
           const bool made = cp.id == out.checkpoint->id ||
                             std::find(out.aged.begin(), out.aged.end(), cp.id) != out.aged.end();
-          std::set<std::u16string> known;
+          std::vector<std::u16string> known;
           for (const Checkpoint& older : st.ledger.checkpoints) {
             if (older.end > cp.start) continue;
-            for (std::u16string& item : artifactItems(summaryBody(older))) known.insert(item);
+            for (std::u16string& item : artifactItems(summaryBody(older))) known.push_back(item);
           }
           if (made) {
             CHECK(cp.summary == deterministicSummary(st.messages, cp.start, cp.end, budget, known));
@@ -935,7 +937,7 @@ TEST_SUITE("context") {
     CHECK_FALSE(big.validation.fits);
     bool reported = false;
     for (const Reason& r : big.validation.reasons)
-      reported = reported || r.code == "lastGroupTooLarge";
+      reported = reported || std::string(r.code) == "lastGroupTooLarge";
     CHECK(reported);
   }
 
@@ -1127,7 +1129,7 @@ void checkView(const State& st, const ViewResult& v, Violations& bad, const std:
   if (!v.validation.fits)
     bad.add(where + ": view does not fit (" + v.validation.reasons[0].message + ")");
   for (const Reason& r : v.validation.reasons) {
-    if (r.code == "structure") bad.add(where + ": " + r.message);
+    if (std::string(r.code) == "structure") bad.add(where + ": " + r.message);
   }
   for (std::size_t j = 0; j < v.messages.size(); ++j) {
     long src = v.sources[j];
@@ -1696,5 +1698,72 @@ TEST_SUITE("context") {
     Value check =
         parse(cce::contextJson(R"({"op":"check","messages":)" + chain + "}", {nullptr, nullptr}));
     CHECK(check.find(u"ok")->boolean);
+  }
+}
+
+// The engine's keyed tables are vectors (no std::map / std::set in the session module): these pin
+// what the trees gave, whatever the order in which keys arrive.
+TEST_SUITE("context") {
+  TEST_CASE("host counts answered in any order are each found by their key") {
+    Value state = *envelopeOutput(cce::contextJson(
+                       R"({"op":"create","config":{"contextWindow":100000,"tokenCounter":true}})"))
+                       .find(u"state");
+    std::string messages;
+    for (int i = 0; i < 7; ++i) {
+      messages += std::string(i ? "," : "") + R"({"role":")" + (i % 2 ? "assistant" : "user") +
+                  R"(","content":"message )" + std::to_string(i) + "\"}";
+    }
+    std::string add = requestWith("add", state, R"(,"messages":[)" + messages + "]");
+    Value pending = parse(cce::contextJson(add));
+    REQUIRE(pending.find(u"pending"));
+    const std::vector<Value>& counts = pending.find(u"pending")->find(u"counts")->items;
+    REQUIRE(counts.size() == 7);
+    // Answered newest first, with a key nobody asked for in between: message i counts 10 + i.
+    std::string answers = R"("c-unasked":99)";
+    for (std::size_t i = counts.size(); i > 0; --i) {
+      answers += ",\"" + u8(counts[i - 1].find(u"key")->string) + "\":" + std::to_string(9 + i);
+    }
+    Value added = envelopeOutput(
+        cce::contextJson(add.substr(0, add.size() - 1) + R"(,"host":{"counts":{)" + answers + "}}}"));
+    REQUIRE(added.isObject());
+    CHECK(json(*added.find(u"state")->find(u"tokens")) == "[10,11,12,13,14,15,16]");
+  }
+
+  TEST_CASE("a state's summaryTokens go back in key order, numbers only") {
+    Value state = *envelopeOutput(cce::contextJson(
+                       R"({"op":"create","config":{"contextWindow":1000,"tokenCounter":true}})"))
+                       .find(u"state");
+    state.find(u"summaryTokens")->members =
+        parse(R"({"cz":1,"ca":2,"cc":"x","cb":3,"a":4})").members;
+    Value opened = envelopeOutput(cce::contextJson(
+        R"({"op":"open","echo":true,"state":)" + json(state) + "}"));
+    REQUIRE(opened.isObject());
+    CHECK(json(*opened.find(u"state")->find(u"summaryTokens")) ==
+          R"({"a":4,"ca":2,"cb":3,"cz":1})");
+    cce::contextJson(R"({"op":"close","handle":)" + json(*opened.find(u"handle")) + "}");
+  }
+
+  TEST_CASE("a state whose checkpoints repeat an id is refused at the repeat") {
+    Value state =
+        *envelopeOutput(cce::contextJson(R"({"op":"create","config":{"contextWindow":1000}})"))
+             .find(u"state");
+    state.find(u"messages")->items = fromPattern("uauaua", 1);
+    state.find(u"tokens")->items.assign(6, Value::fromNumber(1));
+    auto checkpoint = [](const char* id, int start) {
+      return parse(std::string(R"({"id":")") + id +
+                   R"(","createdAt":null,"summary":"s","originalMessageIds":["a","b"],)"
+                   R"("messageRange":{"start":)" + std::to_string(start) + R"(,"end":)" +
+                   std::to_string(start + 2) +
+                   R"(},"originalTokens":2,"compressedTokens":1,"compressionRatio":2,)"
+                   R"("level":"compact","compressionNumber":1,"summarizer":"deterministic"})");
+    };
+    std::vector<Value>& cps = state.find(u"checkpoints")->items;
+    cps.push_back(checkpoint("cp-1", 0));
+    cps.push_back(checkpoint("cp-2", 2));
+    CHECK(envelopeOutput(cce::contextJson(requestWith("usage", state))).isObject());
+    cps.push_back(checkpoint("cp-1", 4));
+    Value refused = parse(cce::contextJson(requestWith("usage", state)));
+    CHECK_FALSE(refused.find(u"ok")->boolean);
+    CHECK(u8(refused.find(u"error")->find(u"path")->string) == "/state/checkpoints/2/id");
   }
 }

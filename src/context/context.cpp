@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <set>
+#include <initializer_list>
+#include <string_view>
 #include <utility>
 
 #include "jscompat/json_writer.h"
@@ -33,8 +34,24 @@ constexpr std::size_t kToolNamesInStats = 8;
 constexpr double kArtifactsShare = 0.95;
 
 U16 u16(const std::string& ascii) { return js::fromAscii(ascii); }
-std::string num(double d) { return js::numberToString(d); }
-std::string num(std::size_t d) { return js::decimalAscii(d); }
+
+// `pattern` with each "{}" replaced by the next of `numbers`, as JavaScript writes them (counts
+// are integers far below 2^53, so they read as their decimals). One out-of-line call per text,
+// where a chain of operator+ built and freed a temporary string for each number.
+std::string format(std::string_view pattern, std::initializer_list<double> numbers) {
+  std::string out;
+  const double* next = numbers.begin();
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern.substr(i, 2) == "{}" && next != numbers.end()) {
+      out += js::numberToString(*next++);
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+double asNumber(std::size_t n) { return static_cast<double>(n); }
 
 std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 1469598103934665603ull) {
   const unsigned char* p = static_cast<const unsigned char*>(data);
@@ -148,15 +165,30 @@ void requestCount(Host& host, std::string key, const Value& message) {
   host.pendingCounts.push_back(CountRequest{std::move(key), message});
 }
 
-// A count from the default counter, the state's cache, or the host's answers (else pending, 0).
-double countMessage(const Config& config, const std::map<std::string, double>* cache, Host& host,
-                    const Value& message) {
+// The host's count for `key` (ASCII), or null.
+const Value* hostCount(const Host& host, const std::string& key) {
+  if (!host.counts) return nullptr;
+  const U16 wanted = js::fromAscii(key);
+  const std::vector<json::Member>& members = host.counts->members;
+  const std::vector<std::size_t>& order = host.countsByKey;
+  std::size_t low = 0, high = order.size();
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    if (members[order[middle]].key < wanted) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  if (low == order.size() || members[order[low]].key != wanted) return nullptr;
+  return &members[order[low]].value;
+}
+
+// A count from the default counter or the host's answers (else pending, 0).
+double countMessage(const Config& config, Host& host, const Value& message) {
   if (!config.tokenCounter) return builtInCount(config, message);
   std::string key = countKey(message);
-  if (cache) {
-    if (auto it = cache->find(key); it != cache->end()) return it->second;
-  }
-  if (auto it = host.counts.find(key); it != host.counts.end()) return it->second;
+  if (const Value* count = hostCount(host, key)) return count->number;
   requestCount(host, std::move(key), message);
   return 0;
 }
@@ -180,7 +212,7 @@ struct Segment {
 };
 
 U16 sectionText(const Checkpoint& cp) {
-  U16 out = u16("[Summary of messages " + num(cp.start + 1) + "-" + num(cp.end) + "]\n");
+  U16 out = u16(format("[Summary of messages {}-{}]\n", {asNumber(cp.start + 1), asNumber(cp.end)}));
   out += cp.summary;
   return out;
 }
@@ -232,8 +264,8 @@ const SummaryRun* summaryRun(const Frame& f, const std::vector<Checkpoint>& cps,
 // The count of a summary message: built in, or the host's (cached in the ledger, else asked).
 double runTokens(const Config& config, const Ledger& l, Host& host, const SummaryRun& run) {
   if (!config.tokenCounter) return run.tokens;
-  if (auto it = l.summaryTokens.find(run.countKey); it != l.summaryTokens.end()) return it->second;
-  if (auto it = host.counts.find(run.countKey); it != host.counts.end()) return it->second;
+  if (const Value* count = l.summaryTokens.find(js::fromAscii(run.countKey))) return count->number;
+  if (const Value* count = hostCount(host, run.countKey)) return count->number;
   requestCount(host, run.countKey, canonicalSummaryMessage(run.content));
   return 0;
 }
@@ -541,46 +573,47 @@ Validation validate(const Frame& f, const Ledger& l, const Usage& u, const ViewL
   val.fits = u.conversation <= u.available;
   val.underThreshold = u.conversation <= u.threshold;
   if (!val.fits) {
-    val.reasons.push_back({"overAvailable", "the conversation needs " + num(u.conversation) +
-                                                " tokens but only " + num(u.available) +
-                                                " are available"});
+    val.reasons.push_back(
+        {"overAvailable", format("the conversation needs {} tokens but only {} are available",
+                                 {u.conversation, u.available})});
     if (f.n > f.sysEnd) {
       double last = f.sum(f.lastStart, f.n);
       if (last > u.available) {
-        val.reasons.push_back({"lastGroupTooLarge", "the last atomic group (messages " +
-                                                        num(f.lastStart + 1) + "-" + num(f.n) +
-                                                        ") alone needs " + num(last) + " tokens"});
+        val.reasons.push_back(
+            {"lastGroupTooLarge", format("the last atomic group (messages {}-{}) alone needs {} tokens",
+                                         {asNumber(f.lastStart + 1), asNumber(f.n), last})});
       }
     }
     std::size_t tail = l.checkpoints.empty() ? f.headEnd : l.checkpoints.back().end;
     double recent = f.sum(tail, f.n);
     if (recent > u.available) {
-      val.reasons.push_back({"recentTooLarge", "the " + num(f.n - tail) +
-                                                   " messages after the last checkpoint need " +
-                                                   num(recent) + " tokens"});
+      val.reasons.push_back(
+          {"recentTooLarge", format("the {} messages after the last checkpoint need {} tokens",
+                                    {asNumber(f.n - tail), recent})});
     }
     if (u.checkpoints > u.available) {
       val.reasons.push_back(
-          {"summariesTooLarge", "the summaries alone need " + num(u.checkpoints) + " tokens"});
+          {"summariesTooLarge", format("the summaries alone need {} tokens", {u.checkpoints})});
     }
     if (f.headEnd > f.sysEnd && f.sum(f.sysEnd, f.headEnd) > u.available) {
-      val.reasons.push_back({"headTooLarge", "the first " + num(f.headEnd - f.sysEnd) +
-                                                 " messages kept by keepFirst need " +
-                                                 num(f.sum(f.sysEnd, f.headEnd)) + " tokens"});
+      val.reasons.push_back(
+          {"headTooLarge", format("the first {} messages kept by keepFirst need {} tokens",
+                                  {asNumber(f.headEnd - f.sysEnd), f.sum(f.sysEnd, f.headEnd)})});
     }
     if (u.canCompress) {
       val.reasons.push_back({"compressAgain", "another compress can summarise more messages"});
     }
   } else if (!val.underThreshold) {
-    val.reasons.push_back({"overThreshold", "the conversation fits but is above the threshold of " +
-                                                num(u.threshold) + " tokens" +
-                                                (u.canCompress ? ""
-                                                               : "; nothing more to compress "
-                                                                 "without breaking keepLast")});
+    val.reasons.push_back(
+        {"overThreshold",
+         format(u.canCompress ? "the conversation fits but is above the threshold of {} tokens"
+                              : "the conversation fits but is above the threshold of {} tokens; "
+                                "nothing more to compress without breaking keepLast",
+                {u.threshold})});
   }
   for (const StructureIssue& issue : introducedIssues(f.st.messages, f.st.index.turns, v)) {
-    val.reasons.push_back({"structure", std::string(structureIssueName(issue.kind)) +
-                                            " at view message " + num(issue.index)});
+    val.reasons.push_back({"structure", structureIssueName(issue.kind) +
+                                            format(" at view message {}", {asNumber(issue.index)})});
   }
   return val;
 }
@@ -621,9 +654,9 @@ ViewResult viewOf(const Frame& f, const Ledger& l, Host& host, Build build,
 void refreshSummaryTokens(const Frame& f, Ledger& l, Host& host) {
   if (!f.st.config.tokenCounter) return;
   std::vector<Segment> segments = project(f, l, host);
-  std::map<std::string, double> fresh;
+  Value fresh = Value::object();
   for (const Segment& s : segments) {
-    if (s.summary) fresh[s.run->countKey] = s.tokens;
+    if (s.summary) fresh.set(js::fromAscii(s.run->countKey), Value::fromNumber(s.tokens));
   }
   l.summaryTokens = std::move(fresh);
 }
@@ -632,7 +665,8 @@ void refreshSummaryTokens(const Frame& f, Ledger& l, Host& host) {
 
 // "12 messages (5 user, 4 assistant, 3 tool); tools used: read_file, grep."
 U16 statsLine(const RangeStats& s) {
-  std::string stats = num(s.messages) + (s.messages == 1 ? " message (" : " messages (");
+  std::string stats =
+      format(s.messages == 1 ? "{} message (" : "{} messages (", {asNumber(s.messages)});
   // The non-zero counts, appended in place (a vector of parts was the module's only
   // std::vector<std::string>).
   const char* separator = "";
@@ -642,7 +676,7 @@ U16 statsLine(const RangeStats& s) {
                                     {s.others, " other"}}) {
     if (!count) continue;
     stats += separator;
-    stats += num(count);
+    stats += js::numberToString(asNumber(count));
     stats += what;
     separator = ", ";
   }
@@ -665,7 +699,7 @@ U16 statsLine(const RangeStats& s) {
       }
     }
     if (s.toolNames.size() > kToolNamesInStats) {
-      header += u16(" and " + num(s.toolNames.size() - kToolNamesInStats) + " more");
+      header += u16(format(" and {} more", {asNumber(s.toolNames.size() - kToolNamesInStats)}));
     }
   }
   header += u".";
@@ -721,11 +755,12 @@ U16 fitted(const State& st, double budget, MakeSummary make, const void* context
 // deterministic summaries of the checkpoints that end by then. A new summary leaves them out, so
 // its units go to strings the view does not hold (the older summaries stay in the view, and in a
 // provider's cache, unchanged by the compress that adds it).
-std::set<U16> knownArtifacts(const std::vector<Checkpoint>& checkpoints, std::size_t start) {
-  std::set<U16> known;
+// In checkpoint order, repeats kept (the collector only asks whether an item is among them).
+std::vector<U16> knownArtifacts(const std::vector<Checkpoint>& checkpoints, std::size_t start) {
+  std::vector<U16> known;
   for (const Checkpoint& cp : checkpoints) {
     if (cp.end > start || cp.hostSummary) continue;
-    for (U16& item : artifactItems(summaryBody(cp))) known.insert(std::move(item));
+    for (U16& item : artifactItems(summaryBody(cp))) known.push_back(std::move(item));
   }
   return known;
 }
@@ -738,16 +773,16 @@ struct Summary {
 };
 
 Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level level,
-                       double budget, Host& host, const std::set<U16>& known) {
+                       double budget, Host& host, const std::vector<U16>& known) {
   Summary out;
   if (f.st.config.summarizer) {
     U16 text = renderTranscript(f.st.messages, start, end);
-    std::string label = std::string(levelName(level)) + "|" + num(budget) + "|";
+    std::string label = levelName(level) + format("|{}|", {budget});
     std::uint64_t h = fnv1a(label.data(), label.size());
     h = fnv1a(text.data(), text.size() * sizeof(char16_t), h);
     std::string key = "s" + hex(h);
-    auto it = host.summaries.find(key);
-    if (it == host.summaries.end()) {
+    const Value* answer = host.summaries ? host.summaries->find(js::fromAscii(key)) : nullptr;
+    if (!answer) {
       bool known = false;
       for (const SummaryRequest& r : host.pendingSummaries) known = known || r.key == key;
       if (!known) {
@@ -757,9 +792,10 @@ Summary summarizeRange(const Frame& f, std::size_t start, std::size_t end, Level
       return out;
     }
     // The engine's rule for host summaries: a non-empty string strictly shorter than the input.
-    if (it->second && !js::trimView(*it->second).empty() && it->second->size() < text.size()) {
+    if (answer->isString() && !js::trimView(answer->string).empty() &&
+        answer->string.size() < text.size()) {
       out.ready = true;
-      out.text = *it->second;
+      out.text = U16(answer->string);
       out.fromHost = true;
       return out;
     }
@@ -801,6 +837,18 @@ void commitChanges(Ledger& l, Ledger&& next) {
   l.summaryTokens = std::move(next.summaryTokens);
 }
 
+// `list` with its checkpoints [from, to) replaced by `put` (none when null), rebuilt by moves: a
+// vector insert or erase (or swaps) would move-assign checkpoints, whose assignment the module
+// then compiles for these three changes alone.
+void splice(std::vector<Checkpoint>& list, std::size_t from, std::size_t to, Checkpoint* put) {
+  std::vector<Checkpoint> out;
+  for (std::size_t k = 0; k <= list.size(); ++k) {
+    if (k == from && put) out.push_back(std::move(*put));
+    if (k < list.size() && (k < from || k >= to)) out.push_back(std::move(list[k]));
+  }
+  list = std::move(out);
+}
+
 // A checkpoint's RangeStats: kept from its merge, else counted from its messages.
 RangeStats statsOf(const Frame& f, const Checkpoint& cp) {
   return cp.stats ? *cp.stats : RangeStats::of(f.st.messages, cp.start, cp.end);
@@ -812,7 +860,7 @@ Checkpoint newCheckpoint(const Frame& f, Ledger& l, std::size_t start, std::size
                          double number, const Value& now, const Checkpoint* first = nullptr,
                          const Checkpoint* second = nullptr) {
   Checkpoint cp;
-  cp.id = u16("cp-" + num(l.nextId));
+  cp.id = u16(format("cp-{}", {l.nextId}));
   l.nextId += 1;
   cp.createdAt = now;
   cp.start = start;
@@ -850,14 +898,15 @@ Value event(const char16_t* type, const U16& id, const Value& now) {
 }
 
 std::string rangeText(std::size_t start, std::size_t end) {
-  return "messages " + num(start + 1) + "-" + num(end) + " (" + num(end - start) + " messages)";
+  return format("messages {}-{} ({} messages)",
+                {asNumber(start + 1), asNumber(end), asNumber(end - start)});
 }
 
 void finishWithoutCompressing(const Frame& f, const Ledger& l, Host& host, Reason reason,
                               CompressOutcome& out) {
   ViewResult v = viewOf(f, l, host, Build::Validation);
   out.usage = v.usage;
-  out.progress.push_back({"validate", 100, reason.message});
+  out.progress.push_back({"validate", reason.message, 100});
   // `reason` first, then the view's (`out` has none yet): pushes rather than a vector insert,
   // which the module had for this alone.
   out.validation.reasons.push_back(std::move(reason));
@@ -978,12 +1027,11 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
     }
     if (!hasToolCalls(m)) continue;
     for (const Value& call : m.find(u"tool_calls")->items) {
-      const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-      const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
-      const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
-      U16 line = role + u" called " + (name && name->isString() ? name->string : U16(u"a tool"));
-      if (args && args->isString()) {
-        U16View a = args->string;
+      const U16* name = callFunctionString(call, u"name");
+      const U16* args = callFunctionString(call, u"arguments");
+      U16 line = role + u" called " + (name ? *name : U16(u"a tool"));
+      if (args) {
+        U16View a = *args;
         line += u"(";
         line += a.substr(0, kArgumentsInTranscript);
         if (a.size() > kArgumentsInTranscript) line += u"...";
@@ -998,7 +1046,6 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
 RangeStats RangeStats::of(const std::vector<Value>& messages, std::size_t start,
                           std::size_t end) {
   RangeStats out;
-  std::set<U16> seen;
   out.messages = end - start;
   for (std::size_t i = start; i < end; ++i) {
     U16View role = roleOf(messages[i]);
@@ -1013,16 +1060,16 @@ RangeStats RangeStats::of(const std::vector<Value>& messages, std::size_t start,
     }
     if (!hasToolCalls(messages[i])) continue;
     for (const Value& call : messages[i].find(u"tool_calls")->items) {
-      const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-      const Value* name = fn && fn->isObject() ? fn->find(u"name") : nullptr;
-      if (!name || !name->isString()) continue;
-      if (seen.insert(name->string).second) {
-        out.toolNames.push_back(name->string);
+      const U16* name = callFunctionString(call, u"name");
+      if (!name) continue;
+      // The names seen so far are toolNames itself (a few distinct names: searched in order).
+      const std::size_t k = static_cast<std::size_t>(
+          std::find(out.toolNames.begin(), out.toolNames.end(), *name) -
+          out.toolNames.begin());
+      if (k == out.toolNames.size()) {
+        out.toolNames.push_back(*name);
         out.toolKeys.emplace_back();
       }
-      const std::size_t k = static_cast<std::size_t>(
-          std::find(out.toolNames.begin(), out.toolNames.end(), name->string) -
-          out.toolNames.begin());
       addToolKeys(out.toolKeys[k], callArgumentNames(call));
     }
   }
@@ -1048,7 +1095,7 @@ void RangeStats::append(const RangeStats& later) {
 }
 
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
-                         double budget, const std::set<U16>& known) {
+                         double budget, const std::vector<U16>& known) {
   return withStatsLine(RangeStats::of(messages, start, end),
                        rangeArtifacts(messages, start, end, artifactCandidates(budget), nullptr,
                                       &known),
@@ -1104,8 +1151,9 @@ Result<bool> checkConfig(const Config& c) {
       c.contextWindow - c.systemPromptTokens.value_or(0) - c.promptBudget - c.safetyMargin;
   if (available <= 0) {
     return Error{ErrorCode::BudgetTooSmall,
-                 "contextWindow - systemPromptTokens - promptBudget - safetyMargin = " +
-                     num(available) + ": nothing is left for the conversation",
+                 format("contextWindow - systemPromptTokens - promptBudget - safetyMargin = {}: "
+                        "nothing is left for the conversation",
+                        {available}),
                  "/config"};
   }
   return true;
@@ -1120,7 +1168,7 @@ Result<bool> checkState(const State& st) {
   for (std::size_t i = 0; i < st.tokens.size(); ++i) {
     if (!std::isfinite(st.tokens[i]) || st.tokens[i] < 0) {
       return Error{ErrorCode::InvalidInput, "state.tokens must be non-negative numbers",
-                   "/state/tokens/" + num(i)};
+                   format("/state/tokens/{}", {asNumber(i)})};
     }
   }
   const std::size_t n = st.messages.size();
@@ -1129,25 +1177,31 @@ Result<bool> checkState(const State& st) {
   auto atGroupStart = [&](std::size_t x) {
     return x == n || (x >= sysEnd && x < n && starts[x] == x);
   };
-  std::set<U16> ids;
   std::size_t pos = sysEnd;
   for (std::size_t k = 0; k < st.ledger.checkpoints.size(); ++k) {
     const Checkpoint& cp = st.ledger.checkpoints[k];
-    std::string path = "/state/checkpoints/" + num(k);
+    std::string path = format("/state/checkpoints/{}", {asNumber(k)});
     if (cp.start < pos || cp.end <= cp.start || cp.end > n || !atGroupStart(cp.start) ||
         !atGroupStart(cp.end)) {
       return Error{ErrorCode::InvalidInput,
-                   "state.checkpoints[" + num(k) +
-                       "].messageRange must be ordered, disjoint and at atomic-group starts",
+                   format("state.checkpoints[{}].messageRange must be ordered, disjoint and at "
+                          "atomic-group starts",
+                          {asNumber(k)}),
                    path + "/messageRange"};
     }
     if (cp.originalMessageIds.size() != cp.end - cp.start) {
       return Error{ErrorCode::InvalidInput,
-                   "state.checkpoints[" + num(k) + "].originalMessageIds does not match its range",
+                   format("state.checkpoints[{}].originalMessageIds does not match its range",
+                          {asNumber(k)}),
                    path + "/originalMessageIds"};
     }
-    if (!ids.insert(cp.id).second) {
-      return Error{ErrorCode::InvalidInput, "state.checkpoints ids must be unique", path + "/id"};
+    // Against the earlier ids in order: the views of a state already compare its checkpoints
+    // pairwise (their summary runs), so this adds no cost of a higher order, and no tree code.
+    for (std::size_t j = 0; j < k; ++j) {
+      if (st.ledger.checkpoints[j].id == cp.id) {
+        return Error{ErrorCode::InvalidInput, "state.checkpoints ids must be unique",
+                     path + "/id"};
+      }
     }
     pos = cp.end;
   }
@@ -1161,15 +1215,17 @@ Result<bool> addMessages(State& st, std::vector<Value> messages, Host& host) {
   counts.reserve(messages.size());
   for (std::size_t i = 0; i < messages.size(); ++i) {
     if (!messages[i].isObject()) {
-      return Error{ErrorCode::InvalidInput, "add(): messages[" + num(i) + "] must be an object",
-                   "/messages/" + num(i)};
+      return Error{ErrorCode::InvalidInput,
+                   format("add(): messages[{}] must be an object", {asNumber(i)}),
+                   format("/messages/{}", {asNumber(i)})};
     }
     const Value* role = messages[i].find(u"role");
     if (!role || !role->isString()) {
-      return Error{ErrorCode::InvalidInput, "add(): messages[" + num(i) + "].role must be a string",
-                   "/messages/" + num(i) + "/role"};
+      return Error{ErrorCode::InvalidInput,
+                   format("add(): messages[{}].role must be a string", {asNumber(i)}),
+                   format("/messages/{}/role", {asNumber(i)})};
     }
-    counts.push_back(countMessage(st.config, nullptr, host, messages[i]));
+    counts.push_back(countMessage(st.config, host, messages[i]));
   }
   if (host.pending()) return true;
   for (std::size_t i = 0; i < messages.size(); ++i) {
@@ -1197,19 +1253,22 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const Config& c = st.config;
   Plan plan = planCompression(f, st.ledger);
   if (!plan.any) {
-    out.progress.push_back({"identify", 10, "nothing to compress"});
+    out.progress.push_back({"identify", "nothing to compress", 10});
     finishWithoutCompressing(
         f, st.ledger, host,
-        {"nothingToCompress", "no uncovered messages before the " + num(c.keepLast) +
-                                  " most recent (keepFirst " + num(c.keepFirst) + ")"},
+        {"nothingToCompress",
+         format("no uncovered messages before the {} most recent (keepFirst {})",
+                {asNumber(c.keepLast), asNumber(c.keepFirst)})},
         out);
     return out;
   }
   std::size_t s = plan.start, e = plan.end;
-  out.progress.push_back({"identify", 10,
-                          rangeText(s, e) + ", " + num(f.sum(s, e)) + " tokens; keeping " +
-                              num(f.n - e) + " recent messages" +
-                              (plan.extended ? " (fewer than keepLast, to fit the window)" : "")});
+  out.progress.push_back({"identify",
+                          rangeText(s, e) +
+                              format(", {} tokens; keeping {} recent messages",
+                                     {f.sum(s, e), asNumber(f.n - e)}) +
+                              (plan.extended ? " (fewer than keepLast, to fit the window)" : ""),
+                          10});
 
   // prepare: trim the newest groups until the summarizer's input window holds the range.
   std::size_t trimmedGroups = 0;
@@ -1222,10 +1281,10 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
       std::size_t firstEnd = f.nextStart(s);
       finishWithoutCompressing(
           f, st.ledger, host,
-          {"summaryInputTooSmall", "the oldest atomic group to summarise (" +
-                                       rangeText(s, firstEnd) + ", " + num(f.sum(s, firstEnd)) +
-                                       " tokens) exceeds summaryInputTokens " +
-                                       num(*c.summaryInputTokens)},
+          {"summaryInputTooSmall",
+           "the oldest atomic group to summarise (" + rangeText(s, firstEnd) +
+               format(", {} tokens) exceeds summaryInputTokens {}",
+                      {f.sum(s, firstEnd), *c.summaryInputTokens})},
           out);
       return out;
     }
@@ -1233,12 +1292,14 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const double originalTokens = f.sum(s, e);
   const Level level = levelForInput(originalTokens);
   out.progress.push_back(
-      {"prepare", 25,
-       std::string("level ") + levelName(level) + ", budget " +
-           num(summaryBudget(level, originalTokens, f.available)) + " tokens" +
-           (trimmedGroups ? "; " + num(trimmedGroups) +
-                                " newest groups left for the next compress (summarizer input)"
-                          : "")});
+      {"prepare",
+       "level " + (levelName(level) +
+                   format(trimmedGroups ? ", budget {} tokens; {} newest groups left for the next "
+                                          "compress (summarizer input)"
+                                        : ", budget {} tokens",
+                          {summaryBudget(level, originalTokens, f.available),
+                           asNumber(trimmedGroups)})),
+       25});
 
   // Plan the new ledger: the new checkpoint, merges, aging. Summaries are filled in afterwards
   // (a deterministic merge's when it is made). `next` starts with an empty archive and log: what
@@ -1247,15 +1308,13 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   const double number = next.compressions + 1;
   Checkpoint created = newCheckpoint(f, next, s, e, level, number, now);
   const U16 createdId = created.id;
-  // In start order: appended, then swapped back to its place (what vector::insert does, without
-  // an instantiation of insert in the module for this alone).
+  // In start order.
   std::vector<Checkpoint>& cps = next.checkpoints;
   const std::size_t place = static_cast<std::size_t>(
       std::lower_bound(cps.begin(), cps.end(), s,
                        [](const Checkpoint& cp, std::size_t x) { return cp.start < x; }) -
       cps.begin());
-  cps.push_back(std::move(created));
-  for (std::size_t k = cps.size() - 1; k > place; --k) std::swap(cps[k], cps[k - 1]);
+  splice(cps, place, place, &created);
   // Ids, a few per compress, each held once: vectors searched in order (a std::set here was the
   // module's one tree erase besides the handle table's).
   std::vector<U16> resummarise = {createdId};
@@ -1326,8 +1385,7 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     events.push_back(std::move(ev));
     resummarise.push_back(merged.id);
     out.merged.push_back(merged.id);
-    next.checkpoints[pair] = std::move(merged);
-    next.checkpoints.erase(next.checkpoints.begin() + static_cast<long>(pair) + 1);
+    splice(next.checkpoints, pair, pair + 2, &merged);
   }
   for (Checkpoint& cp : next.checkpoints) {
     if (holds(resummarise, cp.id) || cp.level == Level::Compact ||
@@ -1358,33 +1416,38 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     fromHost += summary.fromHost ? 1 : 0;
   }
   if (!host.pendingSummaries.empty()) return out;
-  out.progress.push_back({"summarize", 60,
-                          num(resummarise.size()) + " summaries (" + num(out.aged.size()) +
-                              " aged, " + num(out.merged.size()) + " merged, " + num(fromHost) +
-                              " from the host summarizer)"});
+  out.progress.push_back({"summarize",
+                          format("{} summaries ({} aged, {} merged, {} from the host summarizer)",
+                                 {asNumber(resummarise.size()), asNumber(out.aged.size()),
+                                  asNumber(out.merged.size()), asNumber(fromHost)}),
+                          60});
 
   // createCheckpoint: counts and ratios.
   for (Checkpoint& cp : next.checkpoints) {
     if (!holds(resummarise, cp.id)) continue;
-    cp.compressedTokens = countMessage(c, nullptr, host, canonicalSummaryMessage(cp.summary));
+    cp.compressedTokens = countMessage(c, host, canonicalSummaryMessage(cp.summary));
     cp.compressionRatio =
         cp.compressedTokens > 0 ? cp.originalTokens / cp.compressedTokens : cp.originalTokens;
   }
   for (const Checkpoint& cp : next.checkpoints) {
     if (cp.id == createdId) out.checkpoint.emplace(cp);
   }
-  out.progress.push_back({"createCheckpoint", 75,
-                          js::toUtf8(createdId) + ": " + num(originalTokens) + " -> " +
-                              num(out.checkpoint ? out.checkpoint->compressedTokens : 0) +
-                              " tokens"});
+  out.progress.push_back({"createCheckpoint",
+                          js::toUtf8(createdId) +
+                              format(": {} -> {} tokens",
+                                     {originalTokens,
+                                      out.checkpoint ? out.checkpoint->compressedTokens : 0}),
+                          75});
 
   // updateContext: the ledger takes the new checkpoints and the log its events.
   next.compressions = number;
   for (Value& ev : events) next.events.push_back(std::move(ev));
   refreshSummaryTokens(f, next, host);
-  out.progress.push_back({"updateContext", 90,
-                          num(next.checkpoints.size()) + " active checkpoints, " +
-                              num(st.ledger.archive.size() + next.archive.size()) + " archived"});
+  out.progress.push_back({"updateContext",
+                          format("{} active checkpoints, {} archived",
+                                 {asNumber(next.checkpoints.size()),
+                                  asNumber(st.ledger.archive.size() + next.archive.size())}),
+                          90});
 
   // validate: the new view must fit.
   ViewResult v = viewOf(f, next, host, Build::Validation);
@@ -1394,15 +1457,17 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   out.validation = std::move(v.validation);
   if (trimmedGroups) {
     out.validation.reasons.push_back(
-        {"summaryInputTrimmed", num(trimmedGroups) + " newest groups (" + rangeText(e, plan.end) +
+        {"summaryInputTrimmed", format("{} newest groups (", {asNumber(trimmedGroups)}) +
+                                    rangeText(e, plan.end) +
                                     ") did not fit the summarizer input and stay visible"});
   }
   out.again = v.usage.shouldCompress;  // a view that does not fit is over the threshold too
-  out.progress.push_back({"validate", 100,
-                          out.validation.fits ? "view fits: " + num(v.usage.conversation) + " of " +
-                                                    num(v.usage.available) + " tokens (" +
-                                                    num(v.usage.percent) + "%)"
-                                              : out.validation.reasons.front().message});
+  out.progress.push_back({"validate",
+                          out.validation.fits
+                              ? format("view fits: {} of {} tokens ({}%)",
+                                       {v.usage.conversation, v.usage.available, v.usage.percent})
+                              : out.validation.reasons.front().message,
+                          100});
   commitChanges(st.ledger, std::move(next));
   return out;
 }
@@ -1425,7 +1490,8 @@ Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Ho
   UndoOutcome out{*it, {}};
   out.checkpoint.status = u"undone";
   next.archive.push_back(out.checkpoint);
-  next.checkpoints.erase(it);
+  splice(next.checkpoints, static_cast<std::size_t>(it - next.checkpoints.begin()),
+         static_cast<std::size_t>(it - next.checkpoints.begin()) + 1, nullptr);
   Value ev = event(u"undo", out.checkpoint.id, now);
   ev.members.push_back({u"messageRange", rangeValue(out.checkpoint.start, out.checkpoint.end)});
   next.events.push_back(std::move(ev));

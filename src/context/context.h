@@ -65,10 +65,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -158,7 +156,11 @@ struct Ledger {
   std::vector<Value> events;            // the session log
   double compressions = 0;
   double nextId = 1;
-  std::map<std::string, double> summaryTokens;  // host counts of the current summary messages
+  /// Host counts of the current summary messages, {count key: tokens}. Each key is held as the
+  /// bytes of its UTF-8 form, one unit each (the form the state's "summaryTokens" is written in);
+  /// in no order (written sorted by key). An object rather than a std::map: no tree code in the
+  /// module for a table of a few keys.
+  Value summaryTokens = Value::object();
 };
 
 /// Facts derived from the history that every operation needs (group starts, token prefix sums),
@@ -236,8 +238,14 @@ struct SummaryRequest {
   std::size_t start = 0, end = 0;
 };
 struct Host {
-  std::map<std::string, double> counts;
-  std::map<std::string, std::optional<U16>> summaries;  // nullopt: failed -> deterministic
+  /// The host's answers, the request's "host" objects (context_json checks them): {key: count}
+  /// and {key: summary}, where a summary that is not a string failed (deterministic fallback).
+  /// Null when not given. They point into the request, which outlives the operation. Counts
+  /// (one per message added) are found by halving `countsByKey`, the indices of their members
+  /// in key order; the few summaries in order. (No std::map: no tree code in the module.)
+  const Value* counts = nullptr;
+  std::vector<std::size_t> countsByKey;
+  const Value* summaries = nullptr;
   std::vector<CountRequest> pendingCounts;
   std::vector<SummaryRequest> pendingSummaries;
   bool pending() const { return !pendingCounts.empty() || !pendingSummaries.empty(); }
@@ -256,10 +264,17 @@ struct Usage {
   bool overThreshold = false, canCompress = false, shouldCompress = false;
 };
 
-struct Reason {
-  std::string code;
+/// A coded message: a validation reason ("overAvailable", "structure"...) or the progress of a
+/// compress stage (identify, prepare, summarize, createCheckpoint, updateContext, validate; with
+/// its percent). One type for both, so the module compiles one vector of them (its push_back,
+/// growth and destruction) instead of two.
+struct Note {
+  const char* code;  // a literal
   std::string message;
+  double percent = 0;  // progress only
 };
+using Reason = Note;
+using ProgressEvent = Note;
 struct Validation {
   bool fits = false;            // conversation <= available
   bool underThreshold = false;  // conversation <= threshold
@@ -277,12 +292,6 @@ struct ViewResult {
   std::string summaryKey;
   Usage usage;
   Validation validation;
-};
-
-struct ProgressEvent {
-  const char* stage;  // identify, prepare, summarize, createCheckpoint, updateContext, validate
-  double percent;
-  std::string message;
 };
 
 struct CompressOutcome {
@@ -323,7 +332,7 @@ U16 renderTranscript(const std::vector<Value>& messages, std::size_t start, std:
 /// The deterministic summary of history[start, end) in at most floor(3.5 * budget) units.
 /// Artifacts in `known` (knownArtifacts: those of the summaries before the range) are left out.
 U16 deterministicSummary(const std::vector<Value>& messages, std::size_t start, std::size_t end,
-                         double budget, const std::set<U16>& known = {});
+                         double budget, const std::vector<U16>& known = {});
 /// The deterministic summary of a merged range in at most floor(3.5 * budget) units: the stats
 /// line of `stats` (the whole range), the artifacts line made from the bodies' lines (the newer
 /// body's items first), then the summariser over `bodies` (the merged summaries' bodies without

@@ -3,7 +3,6 @@
 #include "context/context_json.h"
 
 #include <cmath>
-#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "envelope.h"
 #include "jscompat/json_writer.h"
 #include "jscompat/number.h"
+#include "jscompat/sort.h"
 #include "jscompat/string.h"
 #include "json_io.h"
 
@@ -28,6 +28,13 @@ Value text(const std::string& utf8) { return Value::fromString(js::fromUtf8(utf8
 
 std::string utf8(std::u16string_view s) { return js::toUtf8(s); }
 
+// The InvalidInput errors whose message and path are both literals: a call passes two pointers,
+// where one of invalid(std::string, std::string) built and freed two strings at each site.
+using cce::invalid;
+Error invalid(const char* message, const char* path) {
+  return invalid(std::string(message), std::string(path));
+}
+
 // Field readers: absent (or null) keeps the default; a wrong type is an InvalidInput at `path/key`.
 struct Reader {
   const Value& object;
@@ -40,14 +47,15 @@ struct Reader {
     const Value* v = object.find(key);
     return v && !v->isNull() ? v : nullptr;
   }
-  bool fail(const char16_t* key, const std::string& rule) {
+  bool fail(const char16_t* key, const char* rule) {
     if (ok) error = invalid(name + "." + utf8(key) + " " + rule, path + "/" + utf8(key));
     ok = false;
     return false;
   }
-  bool number(const char16_t* key, double& out) {
+  // `required`: absent (or null) is an error, "is required".
+  bool number(const char16_t* key, double& out, bool required = false) {
     const Value* v = get(key);
-    if (!v) return true;
+    if (!v) return !required || fail(key, "is required");
     if (!v->isNumber() || !std::isfinite(v->number)) return fail(key, "must be a finite number");
     out = v->number;
     return true;
@@ -59,9 +67,9 @@ struct Reader {
     out = d;
     return true;
   }
-  bool count(const char16_t* key, std::size_t& out) {
+  bool count(const char16_t* key, std::size_t& out, bool required = false) {
     const Value* v = get(key);
-    if (!v) return true;
+    if (!v) return !required || fail(key, "is required");
     if (!v->isNumber() || v->number < 0 || v->number > 9007199254740991.0 ||
         std::floor(v->number) != v->number) {
       return fail(key, "must be a non-negative integer");
@@ -84,14 +92,13 @@ struct Reader {
     out = std::u16string(v->string);
     return true;
   }
-  bool required(const char16_t* key) { return get(key) ? true : fail(key, "is required"); }
 };
 
 // Reads into `c` (a default Config), as the state's readers below do.
 Result<bool> parseConfig(const Value* value, const std::string& path, Config& c) {
   if (!value || !value->isObject()) return invalid("config must be an object", path);
   Reader r{*value, path, "config", {}};
-  r.required(u"contextWindow") && r.number(u"contextWindow", c.contextWindow) &&
+  r.number(u"contextWindow", c.contextWindow, true) &&
       r.optionalNumber(u"systemPromptTokens", c.systemPromptTokens) &&
       r.number(u"promptBudget", c.promptBudget) && r.number(u"safetyMargin", c.safetyMargin) &&
       r.number(u"threshold", c.threshold) && r.count(u"keepLast", c.keepLast) &&
@@ -159,8 +166,7 @@ Result<bool> parseCheckpoint(const Value& v, const std::string& path, Checkpoint
   if (range && range->isObject()) {
     Reader rr{*range, path + "/messageRange", "checkpoint.messageRange", {}};
     std::size_t s = 0, e = 0;
-    if (!(rr.required(u"start") && rr.count(u"start", s) && rr.required(u"end") &&
-          rr.count(u"end", e))) {
+    if (!(rr.count(u"start", s, true) && rr.count(u"end", e, true))) {
       return rr.error;
     }
     start = static_cast<double>(s);
@@ -171,10 +177,10 @@ Result<bool> parseCheckpoint(const Value& v, const std::string& path, Checkpoint
   cp.start = static_cast<std::size_t>(start);
   cp.end = static_cast<std::size_t>(end);
   r.string(u"id", cp.id) && r.string(u"summary", cp.summary) && r.string(u"level", level) &&
-      r.required(u"originalTokens") && r.number(u"originalTokens", cp.originalTokens) &&
-      r.required(u"compressedTokens") && r.number(u"compressedTokens", cp.compressedTokens) &&
-      r.required(u"compressionRatio") && r.number(u"compressionRatio", cp.compressionRatio) &&
-      r.required(u"compressionNumber") && r.number(u"compressionNumber", cp.compressionNumber) &&
+      r.number(u"originalTokens", cp.originalTokens, true) &&
+      r.number(u"compressedTokens", cp.compressedTokens, true) &&
+      r.number(u"compressionRatio", cp.compressionRatio, true) &&
+      r.number(u"compressionNumber", cp.compressionNumber, true) &&
       r.string(u"summarizer", summarizer);
   if (!r.ok) return r.error;
   std::optional<Level> parsedLevel = levelFromName(level);
@@ -224,7 +230,7 @@ Value progressJson(const std::vector<ProgressEvent>& events) {
   Value a = Value::array();
   for (const ProgressEvent& e : events) {
     Value o = Value::object();
-    o.members.push_back({u"stage", Value::fromString(js::fromAscii(e.stage))});
+    o.members.push_back({u"stage", Value::fromString(js::fromAscii(e.code))});
     o.members.push_back({u"percent", number(e.percent)});
     o.members.push_back({u"message", text(e.message)});
     a.items.push_back(std::move(o));
@@ -285,6 +291,16 @@ Value pendingJson(const Host& host, const std::vector<ProgressEvent>& progress) 
   return pending;
 }
 
+// The indices of `members` in key order (their keys are distinct).
+std::vector<std::size_t> keyOrder(const std::vector<Member>& members) {
+  std::vector<std::size_t> order(members.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  js::stableSort(order, [&members](std::size_t a, std::size_t b) {
+    return members[a].key < members[b].key;
+  });
+  return order;
+}
+
 Result<bool> readHost(const Value* host, Host& out) {
   if (!host || host->isNull()) return true;
   if (!host->isObject()) return invalid("host must be an object", "/host");
@@ -295,16 +311,14 @@ Result<bool> readHost(const Value* host, Host& out) {
         return invalid("host.counts values must be non-negative numbers",
                        "/host/counts/" + utf8(m.key));
       }
-      out.counts[utf8(m.key)] = m.value.number;
     }
+    out.counts = counts;
+    out.countsByKey = keyOrder(counts->members);
   }
   if (const Value* summaries = host->find(u"summaries"); summaries && !summaries->isNull()) {
     if (!summaries->isObject())
       return invalid("host.summaries must be an object", "/host/summaries");
-    for (const Member& m : summaries->members) {
-      out.summaries[utf8(m.key)] =
-          m.value.isString() ? std::optional<std::u16string>(m.value.string) : std::nullopt;
-    }
+    out.summaries = summaries;
   }
   return true;
 }
@@ -342,10 +356,14 @@ Value withState(State& st, Value out) {
   return o;
 }
 
+// Sorted by key (the ledger holds them in no order; its keys are UTF-8 bytes, one unit each, so
+// this is the byte order of the keys).
 Value summaryTokensJson(const Ledger& l) {
-  Value counts = Value::object();
-  for (const auto& [key, n] : l.summaryTokens) counts.members.push_back({js::fromAscii(key), number(n)});
-  return counts;
+  Value sorted = Value::object();
+  for (std::size_t i : keyOrder(l.summaryTokens.members)) {
+    sorted.members.push_back(l.summaryTokens.members[i]);
+  }
+  return sorted;
 }
 
 // States held between calls ("open" -> handle): an operation naming a handle reads and updates
@@ -520,7 +538,10 @@ Result<bool> readState(Value&& v, State& st) {
   }
   if (const Value* counts = v.find(u"summaryTokens"); counts && counts->isObject()) {
     for (const Member& m : counts->members) {
-      if (m.value.isNumber()) st.ledger.summaryTokens[utf8(m.key)] = m.value.number;
+      // Distinct keys have distinct UTF-8 forms (lone surrogates too: WTF-8), so each is held once.
+      if (m.value.isNumber()) {
+        st.ledger.summaryTokens.members.push_back({js::fromAscii(utf8(m.key)), m.value});
+      }
     }
   }
   return checkState(st);

@@ -3,7 +3,6 @@
 #include "context/summary_ledger.h"
 
 #include <algorithm>
-#include <set>
 
 #include "context/tool_groups.h"
 #include "jscompat/json_writer.h"
@@ -72,14 +71,13 @@ void argumentStrings(const Value& v, int depth, std::vector<U16>& whole, std::ve
 void callArguments(const Value& m, std::vector<U16>& whole, std::vector<U16>& texts) {
   if (!hasToolCalls(m)) return;
   for (const Value& call : m.find(u"tool_calls")->items) {
-    const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-    const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
-    if (!args || !args->isString()) continue;
-    Result<Value> parsed = parseJson(js::toUtf8(args->string));
+    const U16* args = callFunctionString(call, u"arguments");
+    if (!args) continue;
+    Result<Value> parsed = parseJson(js::toUtf8(*args));
     if (parsed.ok()) {
       argumentStrings(parsed.value(), 0, whole, texts);
     } else {
-      texts.push_back(args->string);
+      texts.push_back(*args);
     }
   }
 }
@@ -111,23 +109,29 @@ std::vector<U16> quotedPhrases(View text, std::size_t limit) {
 // is spent. An item that is part of a longer one (a file name of a path, a path of a quoted
 // argument) is left out, and a longer one takes the place of the items it contains: the next call
 // finds the text either way, and the units go to strings the view does not have.
+// The sets are vectors searched in order (no red-black tree code in the module): an add that
+// keeps its item reads every kept item and the known items' text anyway, and `seen` holds no more
+// items than the adds that got that far.
 struct Collected {
-  explicit Collected(std::size_t limit, const std::set<U16>* skip = nullptr)
+  explicit Collected(std::size_t limit, const std::vector<U16>* skip = nullptr)
       : maxUnits(limit), known(skip) {
     if (!known) return;
     for (const U16& k : *known) knownText += k + u'\n';
   }
   std::size_t maxUnits;
-  const std::set<U16>* known;
+  const std::vector<U16>* known;
   U16 knownText;  // the known items, one a line (items hold no line break)
   std::size_t used = 0;
-  std::set<U16> seen;
+  std::vector<U16> seen;
   std::vector<U16> items;
+  static bool holds(const std::vector<U16>& list, const U16& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  }
   bool add(U16 item) {
-    if (item.empty() || seen.count(item) || (known && known->count(item))) return true;
+    if (item.empty() || holds(seen, item) || (known && holds(*known, item))) return true;
     const std::size_t cost = item.size() + kSeparator.size();
     if (used + cost > maxUnits) return used + kSeparator.size() + 4 <= maxUnits;
-    seen.insert(item);
+    seen.push_back(item);
     if (knownText.find(item) != U16::npos) return true;
     for (const U16& kept : items) {
       if (kept.size() > item.size() && kept.find(item) != U16::npos) return true;
@@ -174,7 +178,7 @@ View artifactsLineOf(View body) {
 
 std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t start,
                                 std::size_t end, std::size_t maxUnits, std::size_t* steps,
-                                const std::set<U16>* known) {
+                                const std::vector<U16>* known) {
   Collected c(maxUnits, known);
   std::vector<U16> texts, whole, argumentTexts;
   auto read = [&](const std::vector<U16>& from, bool userFirst) {
@@ -212,10 +216,9 @@ std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t 
 
 std::vector<U16> callArgumentNames(const Value& call) {
   std::vector<U16> out;
-  const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
-  const Value* args = fn && fn->isObject() ? fn->find(u"arguments") : nullptr;
-  if (!args || !args->isString()) return out;
-  Result<Value> parsed = parseJson(js::toUtf8(args->string));
+  const U16* args = callFunctionString(call, u"arguments");
+  if (!args) return out;
+  Result<Value> parsed = parseJson(js::toUtf8(*args));
   if (!parsed.ok() || !parsed.value().isObject()) return out;
   // Top-level names first, then those of objects inside (a todo list's items), in order.
   std::vector<const Value*> level = {&parsed.value()};

@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstddef>
-#include <set>
 #include <string_view>
 #include <vector>
 
@@ -33,11 +32,11 @@ inline constexpr std::u16string_view kArtifactsPrefix = u"Artifacts: ";
 /// The distinct artifacts of history[start, end): the newest message's first (each message's in
 /// order of appearance), while their units plus a separator each stay within `maxUnits`.
 /// `steps`, when given, is increased by the units read.
-/// Items in `known` (the lines of the summaries before the range, which the view still sends)
-/// are left out: the units go to items the view does not hold yet.
+/// Items in `known` (the lines of the summaries before the range, which the view still sends;
+/// repeats allowed) are left out: the units go to items the view does not hold yet.
 std::vector<U16> rangeArtifacts(const std::vector<Value>& messages, std::size_t start,
                                 std::size_t end, std::size_t maxUnits, std::size_t* steps = nullptr,
-                                const std::set<U16>* known = nullptr);
+                                const std::vector<U16>* known = nullptr);
 
 /// The items of the artifacts line `body` starts with (none when it has no such line).
 std::vector<U16> artifactItems(std::u16string_view body);

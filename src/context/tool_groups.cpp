@@ -347,6 +347,12 @@ void unfoldParsed(U16View s, std::vector<Value>& out) {
 
 }  // namespace
 
+const std::u16string* callFunctionString(const Value& call, U16View field) {
+  const Value* fn = call.isObject() ? call.find(u"function") : nullptr;
+  const Value* v = fn && fn->isObject() ? stringField(*fn, field) : nullptr;
+  return v ? &v->string : nullptr;
+}
+
 std::u16string_view roleOf(const Value& message) {
   const Value* role = message.isObject() ? message.find(u"role") : nullptr;
   return role && role->isString() ? std::u16string_view(role->string) : std::u16string_view();

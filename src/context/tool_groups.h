@@ -43,6 +43,8 @@ using json::Value;
 std::u16string_view roleOf(const Value& message);
 /// `tool_calls` is an array with at least one element.
 bool hasToolCalls(const Value& message);
+/// The string `field` ("name", "arguments") of a tool call's "function" object, or nullptr.
+const std::u16string* callFunctionString(const Value& call, std::u16string_view field);
 /// Number of leading `system` messages (the system prompt block, never compressed).
 std::size_t leadingSystemCount(const std::vector<Value>& messages);
 
