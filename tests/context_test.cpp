@@ -1743,6 +1743,22 @@ TEST_SUITE("context") {
     cce::contextJson(R"({"op":"close","handle":)" + json(*opened.find(u"handle")) + "}");
   }
 
+  TEST_CASE("a state's non-ASCII summaryTokens keys come back as they were read") {
+    Value state = *envelopeOutput(cce::contextJson(
+                       R"({"op":"create","config":{"contextWindow":1000,"tokenCounter":true}})"))
+                       .find(u"state");
+    // Written in UTF-8 byte order: e (65), é (C3 A9), 日 (E6 97 A5), a lone surrogate (WTF-8:
+    // ED A0 80), 😀 (F0 9F 98 80).
+    state.find(u"summaryTokens")->members =
+        parse(R"({"\ud800x":5,"\ud83d\ude00":4,"\u65e5":3,"\u00e9":2,"e":1})").members;
+    const std::string request = R"({"op":"open","echo":true,"state":)" + json(state) + "}";
+    Value opened = envelopeOutput(cce::contextJson(request));
+    REQUIRE(opened.isObject());
+    CHECK(json(*opened.find(u"state")->find(u"summaryTokens")) ==
+          json(parse(R"({"e":1,"\u00e9":2,"\u65e5":3,"\ud800x":5,"\ud83d\ude00":4})")));
+    cce::contextJson(R"({"op":"close","handle":)" + json(*opened.find(u"handle")) + "}");
+  }
+
   TEST_CASE("a state whose checkpoints repeat an id is refused at the repeat") {
     Value state =
         *envelopeOutput(cce::contextJson(R"({"op":"create","config":{"contextWindow":1000}})"))

@@ -357,11 +357,14 @@ Value withState(State& st, Value out) {
 }
 
 // Sorted by key (the ledger holds them in no order; its keys are UTF-8 bytes, one unit each, so
-// this is the byte order of the keys).
+// this is the byte order of the keys), each written as the key it stands for: its bytes decoded
+// (WTF-8, so a lone surrogate comes back as it was read).
 Value summaryTokensJson(const Ledger& l) {
   Value sorted = Value::object();
   for (std::size_t i : keyOrder(l.summaryTokens.members)) {
-    sorted.members.push_back(l.summaryTokens.members[i]);
+    const Member& count = l.summaryTokens.members[i];
+    const std::string bytes(count.key.begin(), count.key.end());  // each unit is one byte
+    sorted.members.push_back({js::fromUtf8(bytes), count.value});
   }
   return sorted;
 }
