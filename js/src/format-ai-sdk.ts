@@ -158,8 +158,7 @@ export const aiSdkFormat: FormatAdapter<AiSdkMessage> = {
   lead(message) {
     // Only a stub (engine text replacing the whole content) is carried here, never a tool call.
     // Anthropic (and Gemini) refuse a conversation that an assistant opens; as a user message
-    // the stub opens it for every provider (the SDK's Anthropic provider then groups it with
-    // the user message after it).
+    // the stub opens it for every provider (joinLead then makes it one with the next user message).
     return message.role === 'assistant' ? { ...message, role: 'user' } : message;
   },
 

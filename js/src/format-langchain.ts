@@ -142,8 +142,12 @@ export const langChainFormat: FormatAdapter<LangChainMessage> = {
       if (typeof Class === 'function' && Class !== Object) return new (Class as new (f: Obj) => LangChainMessage)(fields);
     }
     if (isLangChainMessage(message)) return message; // no class to make a human message with
+    // A plain message: its role and type fields (whichever it has) say human.
     const { tool_calls: _calls, ...rest } = message as Obj;
-    return { ...rest, ...fields, ...('role' in rest ? { role: 'user' } : { type: 'human' }) } as unknown as LangChainMessage;
+    const led: Obj = { ...rest, ...fields };
+    if ('role' in rest) led.role = 'user';
+    if ('type' in rest || !('role' in rest)) led.type = 'human';
+    return led as unknown as LangChainMessage;
   },
 
   joinLead(led, next) {

@@ -340,6 +340,30 @@ describe('OpenAI Chat without ids', () => {
 });
 
 describe('LangChain.js details', () => {
+  test('plain LangChain messages ({ type } or { type, role }): the opening stub is a human message too', () => {
+    const R = 'The deployment pipeline retries each failed stage twice before paging the on-call engineer. ';
+    for (const withRole of [false, true]) {
+      const m = (type, role, fields) => ({ type, ...(withRole ? { role } : {}), ...fields });
+      const messages = [m('system', 'system', { content: 'You are terse.' })];
+      for (let t = 0; t < 6; t++) {
+        const image = t === 0 ? [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] : [];
+        messages.push(m('human', 'user', { content: [{ type: 'text', text: `Question ${t}: ${R.repeat(6)}` }, ...image] }));
+        messages.push(m('ai', 'assistant', { content: '', tool_calls: [{ id: `c${t}`, name: 'lookup', args: { t } }] }));
+        messages.push(m('tool', 'tool', { content: R.repeat(12), tool_call_id: `c${t}` }));
+        messages.push(m('ai', 'assistant', { content: `Stage ${t}: ${R.repeat(4)}` }));
+      }
+      messages.push(m('human', 'user', { content: 'Which file holds the retry policy?' }));
+      const result = compress(messages, { format: 'langchain', tokenBudget: 500 });
+      const opening = result.messages[1];
+      assert.ok(JSON.stringify(opening.content).includes('[cce:omitted'), 'the budget stubs the opening');
+      assert.equal(opening.type, 'human', `withRole ${withRole}`);
+      if (withRole) assert.equal(opening.role, 'user');
+      assert.equal(result.messages[2].type, 'ai', 'the stub and the question are one message');
+      const back = uncompress(result.messages, result.verbatim).messages;
+      back.forEach((x, k) => assert.equal(x, messages[k], `message ${k} restored`));
+    }
+  });
+
   test('omitted opening messages are stubbed in a human message of the caller’s class, after the system message', () => {
     const R = 'The deployment pipeline retries each failed stage twice before paging the on-call engineer. ';
     const messages = [new lc.SystemMessage('You are terse.')];
