@@ -18,6 +18,8 @@ const loader = createLoader<CceModule>({
 
 /** @internal Loads the engine once; later calls share the first load (whatever their source). */
 export const load = loader.load;
+/** @internal Loads the engine from a compiled Module, synchronously (the Node entry). */
+export const loadSync = loader.loadSync;
 /** @internal The live instance; re-instantiated synchronously after a trap dropped it. */
 export const engine = loader.engine;
 /** @internal The live instance, if any, without re-creating one. */

@@ -4,9 +4,9 @@
 // size-built cce.wasm through index.js and init.js; both builds share the glue and give the same
 // bytes out.
 import { Buffer } from 'node:buffer';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 
-import { load } from './load.js';
+import { loadSync } from './load.js';
 import { usePoolDecoder, useUtf16Strings } from './transport.js';
 
 export * from './api.js';
@@ -36,6 +36,6 @@ useUtf16Strings((bytes, at, text) => {
   view.write(text, bytes.byteOffset + at, 'utf16le');
 });
 
-await load(async () =>
-  WebAssembly.compile(await readFile(new URL('./cce-fast.wasm', import.meta.url))),
-);
+// Compiled and instantiated synchronously, without top-level await: a module graph with one
+// cannot be require()d, and CommonJS code on Node 20.19+ / 22.12+ can require() this entry.
+loadSync(new WebAssembly.Module(readFileSync(new URL('./cce-fast.wasm', import.meta.url))));

@@ -27,6 +27,23 @@ export function loadSession(
   entries: readonly SessionEntry[],
   source: InitOptions | (() => Promise<WebAssembly.Module>),
 ): Promise<void> {
+  return loaderFor(factory, entries).load(source);
+}
+
+/** @internal {@link loadSession} from a compiled Module, synchronously (the Node entries, which
+ * have no top-level await so that CommonJS code can require() them). */
+export function loadSessionSync(
+  factory: SessionFactory,
+  entries: readonly SessionEntry[],
+  module: WebAssembly.Module,
+): void {
+  loaderFor(factory, entries).loadSync(module);
+}
+
+function loaderFor(
+  factory: SessionFactory,
+  entries: readonly SessionEntry[],
+): Loader<CceSessionModule> {
   let loader = loaders.get(factory);
   if (loader === undefined) {
     loader = createLoader<CceSessionModule>({
@@ -41,7 +58,7 @@ export function loadSession(
   for (const entry of entries) {
     if (!(serving[entry]?.isLoaded() ?? false)) serving[entry] = loader;
   }
-  return loader.load(source);
+  return loader;
 }
 
 function loaderOf(entry: SessionEntry): Loader<CceSessionModule> {

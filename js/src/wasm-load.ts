@@ -35,6 +35,9 @@ export interface LoaderSpec<M> {
 export interface Loader<M> {
   /** Loads the module once; later calls share the first load (whatever their source). */
   load(source: InitOptions | (() => Promise<WebAssembly.Module>)): Promise<void>;
+  /** Loads the module once from a compiled Module, synchronously (the Node entries: no top-level
+   * await, so that CommonJS code can `require()` them). */
+  loadSync(module: WebAssembly.Module): void;
   /** The live instance; re-instantiated synchronously after a trap dropped it. */
   engine(): M;
   /** The live instance, if any, without re-creating one. */
@@ -99,27 +102,41 @@ export function createLoader<M>(spec: LoaderSpec<M>): Loader<M> {
     });
   };
 
+  const loadFailed = (error: unknown): CompressError =>
+    error instanceof CompressError
+      ? error
+      : new CompressError(
+          'Internal',
+          // Names the fix: where nothing can fetch the wasm (a bundled worker), hand it over.
+          `cce-wasm: cannot load ${spec.name} (${describe(error)}); import the wasm as a ` +
+            `module and pass it to ${spec.init} as { wasmModule } (or { wasmBinary }, { wasmUrl })`,
+          '',
+          { cause: error },
+        );
+
   return {
     load(source) {
       if (compiled) return Promise.resolve();
       loading ??= (async () => {
         const module = typeof source === 'function' ? await source() : await compile(source);
-        instance = await instantiate(module);
+        const created = await instantiate(module);
+        if (compiled) return; // loadSync came first: keep its instance (states may live in it)
+        instance = created;
         compiled = module;
       })().catch((error: unknown) => {
         loading = undefined; // a failed load may be retried, e.g. with another source
-        throw error instanceof CompressError
-          ? error
-          : new CompressError(
-              'Internal',
-              // Names the fix: where nothing can fetch the wasm (a bundled worker), hand it over.
-              `cce-wasm: cannot load ${spec.name} (${describe(error)}); import the wasm as a ` +
-                `module and pass it to ${spec.init} as { wasmModule } (or { wasmBinary }, { wasmUrl })`,
-              '',
-              { cause: error },
-            );
+        throw loadFailed(error);
       });
       return loading;
+    },
+    loadSync(module) {
+      if (compiled) return;
+      try {
+        instance = instantiateSync(module);
+      } catch (error) {
+        throw loadFailed(error);
+      }
+      compiled = module;
     },
     engine() {
       if (instance) return instance;

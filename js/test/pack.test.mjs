@@ -2,7 +2,7 @@
 // npm pack -> install the tarball in a temporary project -> import it there (no workspace links).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -103,6 +103,63 @@ describe('npm pack', () => {
     writeFileSync(join(dir, 'integrations.mjs'), code);
     const { stdout } = await exec(process.execPath, ['integrations.mjs'], { cwd: dir, timeout: 30_000 });
     assert.deepEqual(JSON.parse(stdout), { peers: 0, request: true, aiSdk: true, langchain: true });
+  });
+
+  test('CommonJS code require()s every Node entry from the tarball (no top-level await)', async (t) => {
+    // require() of an ES module graph works from Node 20.19 / 22.12 unless the graph awaits at
+    // its top level, which is why the Node entries load their wasm synchronously.
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    const nodes = [];
+    if (major > 22 || (major === 22 && minor >= 12) || (major === 20 && minor >= 19)) nodes.push(process.execPath);
+    else t.diagnostic(`Node ${process.version} cannot require() ES modules; checked under Node 22 only`);
+    const node22 = join(root, 'build/node22/bin/node');
+    if (existsSync(node22)) nodes.push(node22);
+    if (nodes.length === 0) return t.skip('no Node here can require() ES modules');
+    const code = `'use strict';
+      const { compress, uncompress } = require('cce-wasm');
+      const { createContextManager } = require('cce-wasm/context');
+      const { compact, fromOpenAI } = require('cce-wasm/compaction');
+      const formats = require('cce-wasm/formats');
+      const { compressRequest } = require('cce-wasm/request');
+      const { compressionMiddleware } = require('cce-wasm/ai-sdk');
+      const { compressMessages } = require('cce-wasm/langchain');
+      const { compressStable } = require('cce-wasm/cache');
+      const long = 'The deployment pipeline retries each failed stage twice before paging. '.repeat(20);
+      const messages = [{ id: '1', index: 0, role: 'user', content: long }, { id: '2', index: 1, role: 'assistant', content: 'ok' }, { id: '3', index: 2, role: 'user', content: 'and?' }];
+      const result = compress(messages, { tokenBudget: 60 });
+      const restored = uncompress(result.messages, result.verbatim);
+      const manager = createContextManager({ contextWindow: 1200, promptBudget: 100, keepLast: 1 });
+      for (let i = 0; i < 6; i++) manager.add({ role: i % 2 ? 'assistant' : 'user', content: long });
+      const compressed = manager.compress();
+      const openai = messages.map(({ role, content }) => ({ role, content }));
+      const body = compressRequest({ model: 'm', messages: openai }, { provider: 'openai-chat', tokenBudget: 60 });
+      console.log(JSON.stringify({
+        fits: result.fits,
+        roundTrip: JSON.stringify(restored.messages) === JSON.stringify(messages),
+        context: compressed.compressed && manager.view().messages.length < 6,
+        compaction: Array.isArray(compact(fromOpenAI(openai)).conversation.turns),
+        formats: formats.compress(openai, { tokenBudget: 60 }).messages[0].content.length < long.length,
+        request: body.messages[0].content.length < long.length,
+        integrations: [compressionMiddleware, compressMessages, compressStable].every((f) => typeof f === 'function'),
+      }));`;
+    writeFileSync(join(dir, 'entries.cjs'), code);
+    for (const node of nodes) {
+      const { stdout } = await exec(node, ['entries.cjs'], { cwd: dir, timeout: 30_000 });
+      assert.deepEqual(JSON.parse(stdout), {
+        fits: true, roundTrip: true, context: true, compaction: true, formats: true, request: true, integrations: true,
+      }, node);
+    }
+    // TypeScript (5.8+) lets a CommonJS file import the package under "module": "nodenext".
+    writeFileSync(join(dir, 'entries.cts'), `import { compress } from 'cce-wasm';
+      import { createContextManager } from 'cce-wasm/context';
+      export const n: number = compress([]).messages.length + createContextManager({ contextWindow: 8000 }).usage().messages;
+      // @ts-expect-error the result's messages are an array, not a number
+      export const wrong: number = compress([]).messages;`);
+    writeFileSync(join(dir, 'tsconfig.cjs.json'), JSON.stringify({
+      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [] },
+      files: ['entries.cts'],
+    }));
+    await exec(bin('tsc'), ['-p', 'tsconfig.cjs.json'], { cwd: dir, timeout: 120_000 });
   });
 
   test('publint --strict finds nothing wrong with the tarball', async () => {
