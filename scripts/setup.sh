@@ -43,3 +43,16 @@ if [ ! -x "$node22" ] || [ "$("$node22" --version)" != "v$node22_version" ]; the
   ln -s "../node_modules/node-$os-$cpu/bin/node" "$node22"
   [ "$("$node22" --version)" = "v$node22_version" ] || { echo "setup: no Node $node22_version" >&2; exit 1; }
 fi
+
+# TypeScript 7 (the native compiler, the current major) type-checks the sources and the type tests
+# beside the TypeScript 5 of the build, so that the types hold for users of either. Kept out of
+# node_modules: both packages name their binary `tsc`.
+ts7_version=7.0.2
+ts7=build/typescript7/node_modules/typescript/bin/tsc
+if [ ! -x "$ts7" ] || [ "$(node "$ts7" --version)" != "Version $ts7_version" ]; then
+  echo "setup: TypeScript $ts7_version for the type checks"
+  rm -rf build/typescript7 && mkdir -p build/typescript7
+  npm install --prefix build/typescript7 --no-save --no-package-lock --no-audit --no-fund \
+    "typescript@$ts7_version" >/dev/null
+  [ "$(node "$ts7" --version)" = "Version $ts7_version" ] || { echo "setup: no TypeScript $ts7_version" >&2; exit 1; }
+fi

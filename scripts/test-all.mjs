@@ -56,6 +56,7 @@ const steps = [
   { name: 'native conformance (scale session)', cmd: 'build/cce', args: ['conformance', join(shared, 'conformance/scale')], count: 'plain' },
   { name: 'wasm + js build', cmd: 'npm', args: ['run', '--silent', 'build'] },
   { name: 'type checks (tsc --strict)', cmd: 'npm', args: ['run', '--silent', 'typecheck'] },
+  { name: 'type checks under TypeScript 7', cmd: 'bash', args: ['-c', ['js/tsconfig.json --noEmit', 'js/test/tsconfig.json', 'js/test/tsconfig.integrations.json'].map((p) => `node build/typescript7/node_modules/typescript/bin/tsc -p ${p}`).join(' && ')] },
   { name: 'js tests (api, runtimes, package)', cmd: 'node', args: ['--test', ...testFiles('js/test')], count: 'nodeTest' },
   { name: 'js tests under Node 22 (ai 7; the entries, formats, integrations and sessions again)', cmd: 'build/node22/bin/node', args: ['--test', ...testFiles('js/test/node22'), ...NODE22_SUITES.map((s) => `js/test/${s}.test.mjs`)], count: 'nodeTest' },
   { name: 'demo tests (samples, chromium e2e)', cmd: 'node', args: ['--test', ...testFiles('demo/test')], count: 'nodeTest' },
