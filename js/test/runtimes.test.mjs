@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: MIT
-// The package in real runtimes: Deno, Cloudflare workerd (miniflare) and headless Chromium, for the
+// The package in real runtimes: Deno, Bun, Cloudflare workerd (miniflare) and headless Chromium, for the
 // compress entry and for the session entries (context manager, compaction).
 // A missing runtime skips its test locally but fails it in CI (CI=true), so CI cannot pass by skipping.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -249,6 +258,62 @@ describe('Deno', () => {
       [viaInit, viaNode].map((code) => run(['eval', '--ext=js', code])),
     );
     for (const { stdout } of outputs) await checkSession(JSON.parse(stdout));
+  });
+});
+
+describe('Bun', () => {
+  const bun = join(root, 'node_modules/.bin/bun');
+  const hint = 'npm install (devDependency "bun")';
+  /** Runs `code` (an .mjs or .cjs file by `name`) in a project that has the package installed
+   * (a link to this checkout), so that Bun resolves it by its exports as it would from npm. */
+  async function runInProject(name, code) {
+    const dir = mkdtempSync(join(tmpdir(), 'cce-bun-'));
+    try {
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(root, join(dir, 'node_modules/cce-wasm'), 'dir');
+      writeFileSync(join(dir, name), code);
+      const { stdout } = await promisify(execFile)(bun, [name], {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: '1' },
+        timeout: 60_000,
+        maxBuffer: 64 << 20,
+      });
+      return stdout.trim();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('imports cce-wasm (the node entry) and cce-wasm/init with bytes', async (t) => {
+    if (!requireRuntime(t, 'bun', existsSync(bun), hint)) return;
+    const stdout = await runInProject('main.mjs', `import { readFileSync } from 'node:fs';
+      import { compress, uncompress } from 'cce-wasm';
+      import { init, compress as compressViaInit } from 'cce-wasm/init';
+      const input = ${INPUT};
+      await init({ wasmBinary: readFileSync(new URL(import.meta.resolve('cce-wasm/cce.wasm'))) });
+      const messages = ${POOL_MESSAGES_JS};
+      const pooled = compress(messages, { recencyWindow: 1 });
+      const restored = uncompress(pooled.messages, pooled.verbatim).messages;
+      console.log(JSON.stringify([import.meta.resolve('cce-wasm').endsWith('/dist/node.js'),
+        compress(input.messages, input.options), compressViaInit(input.messages, input.options),
+        pooled.messages[0].content.includes('\\ud800'), restored[0].id === messages[0].id]));`);
+    assert.equal(stdout, `[true,${EXPECTED},${EXPECTED},true,true]`);
+  });
+
+  test('require()s cce-wasm from CommonJS', async (t) => {
+    if (!requireRuntime(t, 'bun', existsSync(bun), hint)) return;
+    const stdout = await runInProject('main.cjs', `const { compress } = require('cce-wasm');
+      const input = ${INPUT};
+      console.log(JSON.stringify(compress(input.messages, input.options)));`);
+    assert.equal(stdout, EXPECTED);
+  });
+
+  test('runs the session workload through cce-wasm/context and cce-wasm/compaction', async (t) => {
+    if (!requireRuntime(t, 'bun', existsSync(bun), hint)) return;
+    const stdout = await runInProject('session.mjs', `import * as context from 'cce-wasm/context';
+      import * as compaction from 'cce-wasm/compaction';
+      console.log(JSON.stringify((${runSession})({ ...context, ...compaction }, ${SESSION_INPUT})));`);
+    await checkSession(JSON.parse(stdout));
   });
 });
 
