@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `cce-wasm/compaction` under Node (the "node" export condition): reads cce-compaction.wasm from
 // disk.
-import { readFileSync } from 'node:fs';
-
 import createCceCompactionModule from './cce-compaction.mjs';
 import { loadSessionSync } from './session-load.js';
+import { compileWasmFile } from './wasm-file.js';
 
 export * from './compaction-api.js';
 export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
@@ -13,5 +12,5 @@ export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
 loadSessionSync(
   createCceCompactionModule,
   ['compactionJson'],
-  new WebAssembly.Module(readFileSync(new URL('./cce-compaction.wasm', import.meta.url))),
+  compileWasmFile('cce-compaction.wasm', new URL('./cce-compaction.wasm', import.meta.url), import.meta.url),
 );

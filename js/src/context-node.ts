@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `cce-wasm/context` under Node (the "node" export condition): reads cce-context.wasm from disk.
-import { readFileSync } from 'node:fs';
-
 import createCceContextModule from './cce-context.mjs';
 import { loadSessionSync } from './session-load.js';
+import { compileWasmFile } from './wasm-file.js';
 
 export * from './context-api.js';
 export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
@@ -12,5 +11,5 @@ export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
 loadSessionSync(
   createCceContextModule,
   ['contextJson'],
-  new WebAssembly.Module(readFileSync(new URL('./cce-context.wasm', import.meta.url))),
+  compileWasmFile('cce-context.wasm', new URL('./cce-context.wasm', import.meta.url), import.meta.url),
 );

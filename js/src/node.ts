@@ -4,10 +4,10 @@
 // size-built cce.wasm through index.js and init.js; both builds share the glue and give the same
 // bytes out.
 import { Buffer } from 'node:buffer';
-import { readFileSync } from 'node:fs';
 
 import { loadSync } from './load.js';
 import { usePoolDecoder, useUtf16Strings } from './transport.js';
+import { compileWasmFile } from './wasm-file.js';
 
 export * from './api.js';
 // Calls the engine would leave unchanged are answered without it (this entry only: the browser
@@ -38,4 +38,4 @@ useUtf16Strings((bytes, at, text) => {
 
 // Compiled and instantiated synchronously, without top-level await: a module graph with one
 // cannot be require()d, and CommonJS code on Node 20.19+ / 22.12+ can require() this entry.
-loadSync(new WebAssembly.Module(readFileSync(new URL('./cce-fast.wasm', import.meta.url))));
+loadSync(compileWasmFile('cce-fast.wasm', new URL('./cce-fast.wasm', import.meta.url), import.meta.url));
