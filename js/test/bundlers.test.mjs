@@ -6,19 +6,17 @@
 // from its tarball, as an app gets it from npm.
 // A missing Chromium skips locally but fails in CI (CI=true), so CI cannot pass by skipping.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
 import { CHROMIUM_FLAGS } from './support/chromium.mjs';
+import { installTarball, packTarball } from './support/packed.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const exec = promisify(execFile);
 const chromiumPath = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'].find(
   (p) => p && existsSync(p),
 );
@@ -75,18 +73,11 @@ let project;
 before(async () => {
   if (!chromiumPath) return;
   dir = mkdtempSync(join(tmpdir(), 'cce-bundlers-'));
-  // --ignore-scripts: the prepack build already ran as npm test's build step.
-  const npm = (args, cwd) =>
-    exec('npm', args, {
-      cwd,
-      timeout: 120_000,
-      env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
-    });
-  const { stdout } = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], root);
+  const { tarball } = await packTarball(dir);
   project = join(dir, 'app');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  await npm(['install', '--offline', '--no-save', join(dir, JSON.parse(stdout)[0].filename)], project);
+  await installTarball(tarball, project);
   writeFileSync(join(project, 'main.js'), APP);
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_FLAGS });

@@ -14,6 +14,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import { installTarball, packTarball } from './support/packed.mjs';
+
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const exec = promisify(execFile);
 const next = join(root, 'node_modules/.bin/next');
@@ -54,20 +56,13 @@ let dir;
 let app;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cce-next-'));
-  // --ignore-scripts: the prepack build already ran as npm test's build step.
-  const npm = (args, cwd) =>
-    exec('npm', args, {
-      cwd,
-      timeout: 120_000,
-      env: { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
-    });
-  const { stdout } = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], root);
+  const { tarball } = await packTarball(dir);
   // Inside the checkout, so that Next finds next, react and react-dom in its node_modules (Turbopack
   // compiles nothing outside the workspace root, so links from elsewhere would not do).
   mkdirSync(join(root, 'build'), { recursive: true });
   app = mkdtempSync(join(root, 'build', 'next-app-'));
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  await npm(['install', '--offline', '--no-save', '--no-package-lock', join(dir, JSON.parse(stdout)[0].filename)], app);
+  await installTarball(tarball, app);
   mkdirSync(join(app, 'app/api/compress'), { recursive: true });
   writeFileSync(join(app, 'app/layout.js'), 'export default function Layout({ children }) { return children; }\n');
   writeFileSync(join(app, 'app/page.js'), 'export default function Page() { return null; }\n');

@@ -9,36 +9,22 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import { installTarball, packTarball } from './support/packed.mjs';
+
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const exec = promisify(execFile);
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const npm = (args, cwd) =>
-  exec('npm', args, {
-    cwd,
-    timeout: 120_000,
-    env: {
-      ...process.env,
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      npm_config_update_notifier: 'false',
-    },
-  });
-
 let dir;
 let files;
 let tarball;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cce-pack-'));
-  // --ignore-scripts: the prepack build already ran as npm test's build step.
-  const { stdout } = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], root);
-  const [info] = JSON.parse(stdout);
-  files = info.files.map((f) => f.path).sort();
-  tarball = join(dir, info.filename);
+  ({ tarball, files } = await packTarball(dir));
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({ name: 'smoke', private: true, type: 'module' }),
   );
-  await npm(['install', '--offline', '--no-save', tarball], dir);
+  await installTarball(tarball, dir);
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
