@@ -13,10 +13,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 import * as lc from '@langchain/core/messages';
+import { convertToModelMessages } from 'ai';
 
 import { compress, uncompress, validate } from '../dist/formats-node.js';
 import { compress as mainCompress } from '../dist/node.js';
-import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from '../js/test/support/convert-formats.mjs';
+import { toAiSdk, toAiSdkUi, toLangChain, toOpenAIChat, toResponses, toolResultChars } from '../js/test/support/convert-formats.mjs';
 import { sharedPath } from '../js/test/support/shared-data.mjs';
 import { sentTokens } from '../js/test/support/billed-tokens.mjs';
 
@@ -53,13 +54,19 @@ const chatShaped = [...twins, ...agentic];
 const formatsCompress = compress;
 const problemKey = (p) => `${p.code}:${p.callId ?? ''}`;
 
-function run(label, cases, dialect = false, compress = formatsCompress) {
+// UIMessages are sent as convertToModelMessages makes them: their validity and what they bill are
+// those of that AI SDK prompt (the UI validator's problems count too).
+const uiSent = async (messages) => convertToModelMessages(messages);
+
+async function run(label, cases, dialect = false, compress = formatsCompress) {
   const format = dialect ? 'openai-chat' : label;
   const row = { format: label, conversations: cases.length, runs: 0, valid: 0, exact: 0, fits: 0, honest: 0, worst: 0, ratios: [], over: [], results: 0, resultsKept: 0 };
   for (const item of cases) {
     const { messages, system } = item;
     const options = dialect ? {} : system === undefined ? { format } : { format, system };
     const before = new Set(validate(messages, { ...options, format }).map(problemKey));
+    // What the input's own AI SDK prompt already has (a call still waiting for its result).
+    if (format === 'ai-sdk-ui') for (const p of validate(await uiSent(messages), { format: 'ai-sdk' })) before.add(problemKey(p));
     const full = compress(messages, { ...options, tokenBudget: 1e12 });
     for (const share of [0, 0.5, 0.3, 0.15]) {
       const budget = share ? Math.max(1, Math.floor(full.tokenCount * share)) : undefined;
@@ -69,7 +76,10 @@ function run(label, cases, dialect = false, compress = formatsCompress) {
         row.results += toolResultChars(messages, format);
         row.resultsKept += toolResultChars(result.messages, format);
       }
-      if (validate(result.messages, { ...options, format }).every((p) => before.has(problemKey(p)))) row.valid++;
+      let valid = validate(result.messages, { ...options, format }).every((p) => before.has(problemKey(p)));
+      const sent = format === 'ai-sdk-ui' ? await uiSent(result.messages) : result.messages;
+      if (format === 'ai-sdk-ui') valid &&= validate(sent, { format: 'ai-sdk' }).every((p) => before.has(problemKey(p)));
+      if (valid) row.valid++;
       const restored = uncompress(result.messages, result.verbatim, dialect ? {} : { format }).messages;
       const same = dialect
         ? JSON.stringify(restored) === JSON.stringify(messages)
@@ -77,7 +87,7 @@ function run(label, cases, dialect = false, compress = formatsCompress) {
       if (same) row.exact++;
       if (!budget || !result.fits) continue;
       row.fits++;
-      const ratio = sentTokens(result.messages, system, format) / budget;
+      const ratio = sentTokens(sent, system, format === 'ai-sdk-ui' ? 'ai-sdk' : format) / budget;
       row.ratios.push(ratio);
       if (ratio <= 1.1) row.honest++;
       else row.over.push(`${sources.get(item) ?? '?'} at ${share * 100} %: ${ratio.toFixed(3)} x budget ${budget}`);
@@ -88,15 +98,16 @@ function run(label, cases, dialect = false, compress = formatsCompress) {
 }
 
 const rows = [
-  run('anthropic', native.map((b) => withSource(b, { messages: b.messages, system: b.system }))),
-  run('openai-chat', chatShaped.map((c) => withSource(c, { messages: toOpenAIChat(c) }))),
-  run('openai-chat with ids (engine dialect)', chatShaped.map((c) => withSource(c, { messages: c })), true),
+  await run('anthropic', native.map((b) => withSource(b, { messages: b.messages, system: b.system }))),
+  await run('openai-chat', chatShaped.map((c) => withSource(c, { messages: toOpenAIChat(c) }))),
+  await run('openai-chat with ids (engine dialect)', chatShaped.map((c) => withSource(c, { messages: c })), true),
   // The main entry (import { compress } from 'cce-wasm') on the same messages: its default
   // estimate, computed in the engine (no counter called back).
-  run('main entry, default estimate', chatShaped.map((c) => withSource(c, { messages: c })), true, mainCompress),
-  run('ai-sdk', chatShaped.map((c) => withSource(c, { messages: toAiSdk(c) }))),
-  run('openai-responses', chatShaped.map((c) => withSource(c, { messages: toResponses(c) }))),
-  run('langchain', chatShaped.map((c) => withSource(c, { messages: toLangChain(c, lc) }))),
+  await run('main entry, default estimate', chatShaped.map((c) => withSource(c, { messages: c })), true, mainCompress),
+  await run('ai-sdk', chatShaped.map((c) => withSource(c, { messages: toAiSdk(c) }))),
+  await run('ai-sdk-ui', chatShaped.map((c) => withSource(c, { messages: toAiSdkUi(c) }))),
+  await run('openai-responses', chatShaped.map((c) => withSource(c, { messages: toResponses(c) }))),
+  await run('langchain', chatShaped.map((c) => withSource(c, { messages: toLangChain(c, lc) }))),
 ];
 
 const median = (xs) => {

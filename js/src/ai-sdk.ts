@@ -6,6 +6,7 @@
 // plain objects and functions shaped as the SDK expects, so a user without `ai` never loads it.
 import { engineOptionsOf, type IntegrationOptions } from './budget.js';
 import { aiSdkFormat, type AiSdkMessage } from './format-ai-sdk.js';
+import { aiSdkUiFormat, isUiMessage } from './format-ai-sdk-ui.js';
 import { compressNative, type NativeCompressResult } from './format-core.js';
 import {
   stableCompressor,
@@ -37,8 +38,10 @@ export interface CompressionMiddleware {
   transformParams<P extends PromptCallOptions>(options: { type: 'generate' | 'stream'; params: P }): Promise<P>;
 }
 
-/** Compresses AI SDK messages (provider-level prompt messages or ModelMessages) to the budget;
- * the answer is valid for the SDK and keeps every part it does not rewrite as the caller's own. */
+/** Compresses AI SDK messages (provider-level prompt messages, ModelMessages, or the UIMessages
+ * `useChat` holds, `{ id, role, parts }`) to the budget; the answer is valid for the SDK and keeps
+ * every part it does not rewrite as the caller's own. UIMessages are compressed as
+ * `convertToModelMessages` will send them, and a tool part (its call and its result) is kept whole. */
 export async function compressAiSdkMessages<M extends object>(
   messages: M[],
   options: AiSdkCompressionOptions = {},
@@ -54,8 +57,10 @@ async function run<M extends object>(
   outputLimit?: number,
 ): Promise<NativeCompressResult<M>> {
   const { onCompress, cacheStable: _stable, ...rest } = options;
+  // UIMessages hold `parts` where ModelMessages have `content`.
+  const ui = messages.length > 0 && messages.every(isUiMessage);
   const result = await compressor(
-    aiSdkFormat,
+    (ui ? aiSdkUiFormat : aiSdkFormat) as typeof aiSdkFormat,
     messages as unknown as AiSdkMessage[],
     engineOptionsOf(rest, outputLimit, 'cce-wasm/ai-sdk'),
   );

@@ -507,8 +507,8 @@ function checked(conversation: Conversation | ProjectedView, caller: string): Js
 
 /**
  * Provider messages → conversation, in any format of `cce-wasm/formats` (`'openai-chat'`,
- * `'openai-responses'`, `'anthropic'`, `'ai-sdk'`, `'langchain'`; detected when `format` is
- * absent). Each message is read as the views `compress` reads (a tool result stays with its call),
+ * `'openai-responses'`, `'anthropic'`, `'ai-sdk'`, `'ai-sdk-ui'`, `'langchain'`; detected when
+ * `format` is absent). Each message is read as the views `compress` reads (a tool result stays with its call),
  * and the conversation keeps your messages in `native`: `project(c, { format: 'messages' })`
  * answers in your format, with your own objects wherever a compaction left a message as it was,
  * and {@link toMessages} gives them all back.

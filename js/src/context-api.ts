@@ -130,9 +130,10 @@ export interface ContextCallbacks {
 export interface ContextFormatOptions {
   /**
    * The format `add()` takes and `view()` answers in: `'openai-chat'`, `'openai-responses'`,
-   * `'anthropic'`, `'ai-sdk'` or `'langchain'` (the formats of `cce-wasm/formats`). Absent: the
-   * manager's own OpenAI Chat messages, until a message only another format has (an Anthropic
-   * block, an AI SDK part, a Responses item, a LangChain instance) names that format.
+   * `'anthropic'`, `'ai-sdk'`, `'ai-sdk-ui'` or `'langchain'` (the formats of `cce-wasm/formats`).
+   * Absent: the manager's own OpenAI Chat messages, until a message only another format has (an
+   * Anthropic block, an AI SDK part, a UIMessage, a Responses item, a LangChain instance) names
+   * that format.
    */
   format?: MessageFormat;
   /** Anthropic: the request's `system` (string or text blocks), counted as the system prompt. */

@@ -2,6 +2,7 @@
 // Which provider format a conversation is in, from its shapes (cce-wasm/formats' detectFormat; the
 // context manager detects with it too, without the formats entry's compress).
 import type { FormatOptions, MessageFormat } from './format-shapes.js';
+import { isUiMessage } from './format-ai-sdk-ui.js';
 import { isLangChainMessage } from './format-langchain.js';
 
 type Obj = Record<string, unknown>;
@@ -28,7 +29,8 @@ const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !
  * items with a `type` and no `role` (or `type: 'message'`, `input_text` parts) are
  * `'openai-responses'`; Anthropic blocks (`tool_use`, `tool_result`, `thinking`, an image with a
  * `source`, …) or `options.system` make it `'anthropic'`; AI SDK parts (`tool-call`,
- * `tool-result`, `reasoning`, `file`, approvals) `'ai-sdk'`; anything else with roles is
+ * `tool-result`, `reasoning`, `file`, approvals) `'ai-sdk'`; UIMessages (`parts`, no `content`)
+ * `'ai-sdk-ui'`; anything else with roles is
  * `'openai-chat'` (plain string messages read the same in every format). Undefined when it is not
  * an array of messages.
  */
@@ -38,6 +40,11 @@ export function detectFormat(messages: unknown, options?: FormatOptions): Messag
   if (messages.length > 0 && messages.every(isLangChainMessage)) return 'langchain';
   for (const m of messages) {
     if (!isObj(m)) return undefined;
+    // useChat's UIMessages hold `parts` where every other format has `content`.
+    if (isUiMessage(m)) {
+      found ??= 'ai-sdk-ui';
+      continue;
+    }
     if (typeof m.role !== 'string') {
       // Responses items other than messages carry a type and no role.
       if (typeof m.type !== 'string') return undefined;

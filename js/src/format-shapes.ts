@@ -9,7 +9,13 @@ import type { ContentPart } from './types.js';
 type Obj = Record<string, unknown>;
 
 /** The message formats `compress`, `uncompress` and `validate` read and answer in. */
-export type MessageFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain';
+export type MessageFormat =
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'ai-sdk'
+  | 'ai-sdk-ui'
+  | 'langchain';
 
 /** One problem a provider would reject a request for (see `validate`). */
 export interface FormatProblem {

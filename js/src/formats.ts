@@ -19,6 +19,7 @@ import {
   type NativeUncompressResult,
 } from './format-core.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
+import { aiSdkUiFormat } from './format-ai-sdk-ui.js';
 import { detectFormat } from './format-detect.js';
 import { langChainFormat } from './format-langchain.js';
 import { openaiChatFormat, validateOpenAIChat } from './format-openai-chat.js';
@@ -43,6 +44,7 @@ const ADAPTERS: Record<string, FormatAdapter<never> | undefined> = {
   'openai-chat': openaiChatFormat as FormatAdapter<never>,
   anthropic: anthropicFormat as FormatAdapter<never>,
   'ai-sdk': aiSdkFormat as FormatAdapter<never>,
+  'ai-sdk-ui': aiSdkUiFormat as FormatAdapter<never>,
   'openai-responses': openaiResponsesFormat as FormatAdapter<never>,
   langchain: langChainFormat as FormatAdapter<never>,
 };
@@ -211,8 +213,9 @@ export function validateWith<M>(adapter: FormatAdapter<M>, messages: readonly M[
   return adapter.validate(messages, system);
 }
 
-export { aiSdkFormat, anthropicFormat, langChainFormat, openaiChatFormat, openaiResponsesFormat };
+export { aiSdkFormat, aiSdkUiFormat, anthropicFormat, langChainFormat, openaiChatFormat, openaiResponsesFormat };
 export type { AiSdkMessage } from './format-ai-sdk.js';
+export type { AiSdkUiMessage } from './format-ai-sdk-ui.js';
 export type { AnthropicMessage } from './format-anthropic.js';
 export type { FormatAdapter } from './format-core.js';
 export type { LangChainMessage } from './format-langchain.js';

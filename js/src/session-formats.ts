@@ -6,6 +6,7 @@
 // where the checkpoint boundary took some of its views, and each summary as a native text message.
 import { anthropicFormat } from './format-anthropic.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
+import { aiSdkUiFormat } from './format-ai-sdk-ui.js';
 import type { ClearingEdit } from './clearing.js';
 import type { FormatAdapter, MessageFormat, ViewOut, ViewSpec } from './format-shapes.js';
 import { isLangChainMessage, langChainFormat, langChainRole } from './format-langchain.js';
@@ -20,6 +21,7 @@ const ADAPTERS: Record<MessageFormat, FormatAdapter<never>> = {
   'openai-responses': openaiResponsesFormat as FormatAdapter<never>,
   anthropic: anthropicFormat as FormatAdapter<never>,
   'ai-sdk': aiSdkFormat as FormatAdapter<never>,
+  'ai-sdk-ui': aiSdkUiFormat as FormatAdapter<never>,
   langchain: langChainFormat as FormatAdapter<never>,
 };
 
@@ -222,6 +224,9 @@ export class NativeSession {
         return { role: role === 'assistant' ? 'assistant' : 'user', content: [{ type: 'text', text }] };
       case 'ai-sdk':
         return role === 'system' ? { role, content: text } : { role, content: [{ type: 'text', text }] };
+      case 'ai-sdk-ui':
+        // A UIMessage needs its id; the summary's provenance goes in its metadata.
+        return { id: String(m.id), role, parts: [{ type: 'text', text }], metadata: m.metadata };
       case 'openai-responses':
         return {
           type: 'message',

@@ -2,12 +2,14 @@
 // Compile-only type tests of cce-wasm/formats (tsc --noEmit --strict; see js/test/tsconfig.json).
 import type { Message } from 'cce-wasm';
 import {
+  aiSdkUiFormat,
   anthropicFormat,
   compress,
   compressWith,
   uncompress,
   uncompressWith,
   validate,
+  type AiSdkUiMessage,
   type AnthropicMessage,
   type FormatProblem,
   type MessageFormat,
@@ -41,7 +43,13 @@ const restored: NativeUncompressResult<AnthropicMessage> = uncompressWith(anthro
 const problems: FormatProblem[] = validate(anthropic, { format: 'anthropic' });
 const format: MessageFormat = 'openai-responses';
 
+// useChat's UIMessages.
+const ui: AiSdkUiMessage[] = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }];
+const uiResult: NativeCompressResult<AiSdkUiMessage> = compress(ui, { format: 'ai-sdk-ui', tokenBudget: 100 });
+const uiOne = compressWith(aiSdkUiFormat, ui, { tokenBudget: 100 });
+const uiFormat: MessageFormat = 'ai-sdk-ui';
+
 // @ts-expect-error: not a format
 compress(anthropic, { format: 'gemini' });
 
-export { back, firstId, format, later, one, problems, restored };
+export { back, firstId, format, later, one, problems, restored, uiFormat, uiOne, uiResult };

@@ -24,7 +24,7 @@ import {
 
 import * as lc from '@langchain/core/messages';
 
-import { toAiSdk, toLangChain, toOpenAIChat, toResponses, toolResultChars } from './support/convert-formats.mjs';
+import { toAiSdk, toAiSdkUi, toLangChain, toOpenAIChat, toResponses, toolResultChars } from './support/convert-formats.mjs';
 import { sentTokens } from './support/billed-tokens.mjs';
 import { loadConversations, sharedPath } from './support/shared-data.mjs';
 
@@ -188,6 +188,7 @@ describe('provider-native conversations of data/native', () => {
 const converters = {
   'openai-chat': toOpenAIChat,
   'ai-sdk': toAiSdk,
+  'ai-sdk-ui': toAiSdkUi,
   'openai-responses': toResponses,
   langchain: (c) => toLangChain(c, lc),
 };

@@ -116,7 +116,8 @@ fromAnthropic([{ role: 'tool', content: 'x' }]);
 
 // Provider formats: native messages in, native messages out.
 const nativeIn = fromMessages([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], { format: 'anthropic', system: 'be brief' });
-const nativeFormat: 'openai-chat' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'langchain' = nativeIn.native.format;
+const nativeFormat: 'openai-chat' | 'openai-responses' | 'anthropic' | 'ai-sdk' | 'ai-sdk-ui' | 'langchain' =
+  nativeIn.native.format;
 const nativeOut: NativeMessages = project(compact(nativeIn, { profile: 'heavy' }).conversation, { format: 'messages' }).view;
 const nativeMessages: unknown[] = nativeOut.messages;
 const nativeDry: unknown[] = dryRun(nativeIn, { tokenBudget: 100, format: 'messages' }).view.messages;

@@ -98,6 +98,44 @@ export function toResponses(conversation) {
   return out;
 }
 
+/** AI SDK UIMessages as `useChat` stores them: one assistant message per run of steps (a step
+ * per assistant message of the source, each opening with `step-start`), every tool call a tool
+ * part that holds its result (`output-available`; JSON-object results as objects, the rest as
+ * text; a call without a result stays `input-available`). Ids are positional. */
+export function toAiSdkUi(conversation) {
+  const out = [];
+  const parts = new Map(); // call id -> its tool part
+  let assistant;
+  conversation.forEach((m, i) => {
+    const text = typeof m.content === 'string' ? m.content : '';
+    if (m.role === 'tool') {
+      const part = parts.get(m.tool_call_id);
+      if (!part) return; // a result without its call: useChat has no such part
+      const value = parse(text);
+      part.state = 'output-available';
+      part.output = text.startsWith('{') && !('text' in value && Object.keys(value).length === 1) ? value : text;
+      return;
+    }
+    if (m.role !== 'assistant') {
+      assistant = undefined;
+      out.push({ id: `m${i}`, role: m.role === 'system' ? 'system' : 'user', parts: [{ type: 'text', text }] });
+      return;
+    }
+    if (assistant === undefined) {
+      assistant = { id: `m${i}`, role: 'assistant', parts: [] };
+      out.push(assistant);
+    }
+    assistant.parts.push({ type: 'step-start' });
+    if (text) assistant.parts.push({ type: 'text', text });
+    for (const call of m.tool_calls ?? []) {
+      const part = { type: `tool-${call.function.name}`, toolCallId: call.id, state: 'input-available', input: parse(call.function.arguments) };
+      parts.set(call.id, part);
+      assistant.parts.push(part);
+    }
+  });
+  return out;
+}
+
 /** The characters of tool-result text in a conversation of the given format. */
 export function toolResultChars(messages, format) {
   let n = 0;
@@ -120,6 +158,11 @@ export function toolResultChars(messages, format) {
       }
     }
     if (format === 'openai-responses' && m.type === 'function_call_output') parts(m.output);
+    if (format === 'ai-sdk-ui' && m.role === 'assistant') {
+      for (const p of m.parts) {
+        if (p.state === 'output-available') n += typeof p.output === 'string' ? p.output.length : JSON.stringify(p.output).length;
+      }
+    }
     if (format === 'langchain' && m.type === 'tool') parts(m.content);
   }
   return n;
