@@ -184,6 +184,7 @@ const ADAPTER_EXPORTS = {
   'openai-chat': 'openaiChatFormat',
   anthropic: 'anthropicFormat',
   'ai-sdk': 'aiSdkFormat',
+  'ai-sdk-ui': 'aiSdkUiFormat',
   'openai-responses': 'openaiResponsesFormat',
   langchain: 'langChainFormat',
 };
