@@ -46,17 +46,25 @@ export const isToolPart = (part: unknown): boolean =>
 const toolName = (part: Obj): string =>
   part.type === 'dynamic-tool' ? String(part.toolName) : String(part.type).slice('tool-'.length);
 
-/** A part convertToModelMessages leaves out (step boundaries, sources, data parts): never in a
- * view, so it costs no tokens, and put back where it was when the message is rebuilt. */
+/** A part convertToModelMessages leaves out (step boundaries, sources, data parts, a tool call
+ * whose input is still streaming): never in a view, so it costs no tokens, and put back where it
+ * was when the message is rebuilt. */
 const isUiOnly = (part: unknown): boolean =>
   isObj(part) &&
   (part.type === 'step-start' ||
     part.type === 'source-url' ||
     part.type === 'source-document' ||
-    (typeof part.type === 'string' && part.type.startsWith('data-')));
+    (typeof part.type === 'string' && part.type.startsWith('data-')) ||
+    (isToolPart(part) && part.state === 'input-streaming'));
 
-/** Whether the part carries a result the model reads (convertToModelMessages' tool-result). */
-const hasResult = (part: Obj): boolean => part.state === 'output-available' || part.state === 'output-error';
+/** Whether the part carries a result the model reads (convertToModelMessages' tool-result; a
+ * denied call's is the denial). */
+const hasResult = (part: Obj): boolean =>
+  part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied';
+
+/** What the model reads for a denied call: the reason given, or the SDK's default. */
+const denial = (part: Obj): string =>
+  isObj(part.approval) && typeof part.approval.reason === 'string' ? part.approval.reason : 'Tool call execution denied.';
 
 /** A message with string content and no parts. */
 const isPlain = (m: Obj): boolean => !Array.isArray(m.parts) && typeof m.content === 'string';
@@ -81,12 +89,14 @@ function viewPart(part: unknown): ViewPart {
 
 /** The text the model reads of a tool part's result. */
 function resultText(part: Obj): string {
+  if (part.state === 'output-denied') return denial(part);
   if (part.state === 'output-error') return typeof part.errorText === 'string' ? part.errorText : '';
   return typeof part.output === 'string' ? part.output : jsonText(part.output);
 }
 
 /** The tool part with the engine's text as its result (an error stays an error). */
 function withResult(part: Obj, content: string | ViewPart[]): Obj {
+  if (part.state === 'output-denied') return part; // its text is the approval's reason, not ours
   const text = typeof content === 'string' ? content : content.map((p) => p.text ?? '').join('\n');
   return part.state === 'output-error' ? { ...part, errorText: text } : { ...part, output: text };
 }
@@ -151,7 +161,7 @@ export const aiSdkUiFormat: FormatAdapter<AiSdkUiMessage> = {
     const specs: ViewSpec[] = [];
     for (const step of stepsOf(parts)) {
       const spec: ViewSpec = { role, content: viewParts(step) };
-      const tools = step.filter(isToolPart) as Obj[];
+      const tools = step.filter((p) => isToolPart(p) && !isUiOnly(p)) as Obj[];
       if (tools.length > 0) {
         spec.toolCalls = tools.map((part) => ({
           id: String(part.toolCallId),
@@ -163,7 +173,9 @@ export const aiSdkUiFormat: FormatAdapter<AiSdkUiMessage> = {
       for (const part of tools) {
         if (!hasResult(part)) continue;
         const id = String(part.toolCallId);
-        specs.push({ role: 'tool', callId: id, key: id, content: resultText(part) });
+        // A denial is sized but never rewritten (its text lives in the approval).
+        const content = part.state === 'output-denied' ? [opaquePart('denied', part, { text: denial(part) })] : resultText(part);
+        specs.push({ role: 'tool', callId: id, key: id, content });
       }
     }
     return specs;

@@ -55,6 +55,30 @@ describe('compress: UIMessages', () => {
     }
   });
 
+  test('approvals and streaming inputs: counted as the SDK sends them, kept as they are', async () => {
+    const input = chat(4);
+    const last = input.at(-2);
+    const denied = { type: 'tool-deploy', toolCallId: 'deny_1', state: 'output-denied', input: { env: 'prod' }, approval: { id: 'ap_1', approved: false, reason: 'Not during the freeze.' } };
+    const asked = { type: 'tool-deploy', toolCallId: 'ask_1', state: 'approval-requested', input: { env: 'staging' }, approval: { id: 'ap_2' } };
+    const streaming = { type: 'tool-deploy', toolCallId: 'stream_1', state: 'input-streaming', input: { env: 'st' } };
+    input[1] = { ...input[1], parts: [...input[1].parts, { type: 'step-start' }, denied] };
+    input[input.length - 2] = { ...last, parts: [...last.parts, { type: 'step-start' }, asked, streaming] };
+    await validateUIMessages({ messages: input });
+    const full = compress(input, { tokenBudget: 1e9 });
+    const sent = compress(await convertToModelMessages(input), { format: 'ai-sdk', tokenBudget: 1e9 }).tokenCount;
+    assert.ok(Math.abs(full.tokenCount - sent) <= 0.05 * sent, `${full.tokenCount} against ${sent}`);
+    for (const tokenBudget of [1500, 800]) {
+      const result = compress(input, { tokenBudget });
+      assert.equal(result.fits, true);
+      await validateUIMessages({ messages: result.messages });
+      for (const part of [denied, asked, streaming]) {
+        const found = toolParts(result.messages).find((p) => p.toolCallId === part.toolCallId);
+        if (found) assert.deepEqual(found, part, `${part.toolCallId} at ${tokenBudget}`);
+      }
+      assert.ok(toolParts(result.messages).some((p) => p.toolCallId === 'stream_1'), 'the newest turn keeps its streaming call');
+    }
+  });
+
   test('a tool output summarised stays a result (errorText for an error)', () => {
     const result = compress(chat(), { tokenBudget: 2500 });
     const rewritten = toolParts(result.messages).filter((p) => typeof p.output === 'string' && p.type === 'tool-readLogs');
