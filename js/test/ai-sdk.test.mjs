@@ -9,38 +9,20 @@ import { describe, test } from 'node:test';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 
-import { compressionMiddleware, compressionStep } from 'cce-wasm/ai-sdk';
+import { compressionMiddleware } from 'cce-wasm/ai-sdk';
 import { validate } from 'cce-wasm/formats';
 
-import { REPORT, SYSTEM, history as scenarioHistory, lookupTool, middlewareTests, mockModels } from './support/ai-sdk-scenario.mjs';
+import { REPORT, SYSTEM, middlewareTests, prepareStepRun } from './support/ai-sdk-scenario.mjs';
 
 const IMAGE = { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' };
-const history = (turns) => scenarioHistory(turns, IMAGE);
-const lookup = lookupTool({ tool, jsonSchema });
-const { generating: generatingModel } = mockModels(MockLanguageModelV3, convertArrayToReadableStream);
 const size = (x) => JSON.stringify(x).length;
 
 describe('compressionMiddleware with wrapLanguageModel', () => middlewareTests({ generateText, streamText, stepCountIs, wrapLanguageModel, tool, jsonSchema }, { MockModel: MockLanguageModelV3, convertArrayToReadableStream }, IMAGE));
 
 describe('compressionStep for prepareStep', () => {
   test('each step of an agent loop sends compressed ModelMessages', async () => {
-    const mock = generatingModel();
-    const messages = history(6);
-    const out = await generateText({
-      model: mock,
-      system: SYSTEM,
-      messages,
-      tools: { lookup },
-      stopWhen: stepCountIs(3),
-      prepareStep: compressionStep({ tokenBudget: 2000 }),
-    });
-    assert.equal(out.text, 'ci/retry.yaml, line 3.');
-    assert.equal(mock.doGenerateCalls.length, 2);
-    for (const { prompt } of mock.doGenerateCalls) {
-      assert.deepEqual(validate(prompt, { format: 'ai-sdk' }), []);
-      assert.equal(prompt[0].content, SYSTEM);
-      assert.ok(size(prompt) < size(messages) / 2);
-    }
+    const ai = { generateText, stepCountIs, tool, jsonSchema };
+    const { out } = await prepareStepRun(ai, { MockModel: MockLanguageModelV3, convertArrayToReadableStream }, IMAGE);
     // The SDK's own history is whole: the response messages add to the caller's, uncompressed.
     assert.equal(out.response.messages.at(-1).content[0].text, 'ci/retry.yaml, line 3.');
   });

@@ -20,55 +20,16 @@ import { validate } from 'cce-wasm/formats';
 import { compressMessages, compressionMiddleware, compressionRunnable } from 'cce-wasm/langchain';
 
 import { startFakeProvider } from './support/fake-provider.mjs';
+import { REPORT, SYSTEM, chars, chainStepRun, checkMessages as checkScenario, compressMessagesRun, history as scenarioHistory } from './support/langchain-scenario.mjs';
 
-const SYSTEM = 'You are a build assistant. Answer with the file and line.';
-const REPORT =
-  'The deployment pipeline retries each failed stage twice before paging the on-call engineer. ' +
-  'Stage logs are kept for thirty days in the artifacts bucket, and the retry policy is read from ci/retry.yaml. ';
-
-/** A long agentic history: questions, tool calls, long tool results, answers. */
-function history(turns, { system = true } = {}) {
-  const messages = system ? [new SystemMessage(SYSTEM)] : [];
-  for (let t = 0; t < turns; t++) {
-    messages.push(new HumanMessage(`Question ${t}: ${REPORT.repeat(3)}`));
-    messages.push(
-      new AIMessage({ content: '', tool_calls: [{ id: `call_${t}`, name: 'lookup', args: { stage: t }, type: 'tool_call' }] }),
-    );
-    messages.push(new ToolMessage({ content: `Stage ${t} log:\n${REPORT.repeat(6)}`, tool_call_id: `call_${t}`, name: 'lookup' }));
-    messages.push(new AIMessage(`Stage ${t}: ${REPORT.repeat(2)}`));
-  }
-  messages.push(new HumanMessage('Which file holds the retry policy?'));
-  return messages;
-}
-
+const lc = { AIMessage, HumanMessage, SystemMessage, ToolMessage };
+const history = (turns, options) => scenarioHistory(lc, turns, options);
+const checkMessages = (out, input) => checkScenario(lc, out, input);
 const CLASSES = { system: SystemMessage, human: HumanMessage, ai: AIMessage, tool: ToolMessage };
-const chars = (messages) => messages.reduce((n, m) => n + JSON.stringify(m.content).length, 0);
-
-/** Classes, pairing and validity of a compressed history. */
-function checkMessages(out, input) {
-  assert.deepEqual(validate(out, { format: 'langchain' }), [], 'a valid history');
-  for (const m of out) {
-    const type = m._getType();
-    assert.ok(m instanceof CLASSES[type], `a ${type} message is still a ${CLASSES[type].name}`);
-  }
-  const ids = (list) => list.filter((m) => m._getType() === 'tool').map((m) => m.tool_call_id);
-  for (const id of ids(out)) assert.ok(ids(input).includes(id), `tool_call_id ${id} kept`);
-  assert.ok(chars(out) < chars(input) / 2, `${chars(out)} < half of ${chars(input)}`);
-}
 
 describe('compressMessages', () => {
   test('keeps classes, tool_call_ids and the SystemMessage; the input is untouched', () => {
-    const input = history(6);
-    const frozen = JSON.stringify(input);
-    const results = [];
-    const out = compressMessages(input, { tokenBudget: 1500, onCompress: (r) => results.push(r) });
-    checkMessages(out, input);
-    assert.equal(out[0], input[0], 'the SystemMessage is the caller’s own');
-    assert.equal(out.at(-1), input.at(-1), 'the last question is the caller’s own');
-    assert.ok(results[0].fits, `fits 1500 tokens (${results[0].tokenCount})`);
-    assert.ok(out.some((m) => m instanceof ToolMessage && m !== input.find((x) => x.tool_call_id === m.tool_call_id)),
-      'some ToolMessage was rewritten, as a ToolMessage');
-    assert.equal(JSON.stringify(input), frozen);
+    compressMessagesRun(lc);
   });
 
   test('a bad budget is a CompressError', () => {
@@ -78,20 +39,7 @@ describe('compressMessages', () => {
 
 describe('as a chain step', () => {
   test('prompt.pipe(compressionRunnable).pipe(model): the model receives the compressed history', async () => {
-    const received = [];
-    const model = new FakeListChatModel({ responses: ['ci/retry.yaml, line 3.'] });
-    const prompt = ChatPromptTemplate.fromMessages([['system', SYSTEM], new MessagesPlaceholder('history')]);
-    const chain = prompt.pipe(compressionRunnable({ tokenBudget: 1500 })).pipe(model);
-    const input = history(6, { system: false });
-    const answer = await chain.invoke(
-      { history: input },
-      { callbacks: [{ handleChatModelStart: (_llm, batches) => received.push(...batches) }] },
-    );
-    assert.equal(answer.content, 'ci/retry.yaml, line 3.');
-    assert.equal(received.length, 1);
-    const sent = received[0];
-    assert.ok(sent[0] instanceof SystemMessage && sent[0].content === SYSTEM, 'the system prompt first, whole');
-    checkMessages(sent, [new SystemMessage(SYSTEM), ...input]);
+    await chainStepRun({ ChatPromptTemplate, MessagesPlaceholder, FakeListChatModel }, lc);
   });
 
   test('RunnableLambda.from(compressionRunnable(...)) takes messages', async () => {

@@ -12,11 +12,11 @@ import { after, before, describe, test } from 'node:test';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai-v7';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai-v7/test';
 
-import { compressionMiddleware, compressionStep, compressAiSdkMessages } from 'cce-wasm/ai-sdk';
+import { compressionMiddleware, compressAiSdkMessages } from 'cce-wasm/ai-sdk';
 import { compress, validate } from 'cce-wasm/formats';
 
 import { startFakeProvider } from '../support/fake-provider.mjs';
-import { REPORT, SYSTEM, checkReceived as checkScenario, history as scenarioHistory, lookupTool, middlewareTests, mockModels } from '../support/ai-sdk-scenario.mjs';
+import { REPORT, SYSTEM, checkReceived as checkScenario, history as scenarioHistory, middlewareTests, prepareStepRun } from '../support/ai-sdk-scenario.mjs';
 
 test('this file runs under Node 22 or later, as ai 7 requires', () => {
   assert.ok(Number(process.versions.node.split('.')[0]) >= 22, process.version);
@@ -36,8 +36,6 @@ function pngHead(w, h) {
 // ai 7's tagged file data for the last question's image.
 const IMAGE = { type: 'file', mediaType: 'image/png', data: { type: 'data', data: pngHead(64, 64).toString('base64') } };
 const history = (turns) => scenarioHistory(turns, IMAGE);
-const lookup = lookupTool({ tool, jsonSchema });
-const { generating: generatingModel } = mockModels(MockLanguageModelV4, convertArrayToReadableStream);
 const size = (x) => JSON.stringify(x).length;
 
 /** The scenario's checks, and ai 7's file data still tagged. */
@@ -50,24 +48,9 @@ describe('ai 7: compressionMiddleware with wrapLanguageModel', () => middlewareT
 
 describe('ai 7: compressionStep for prepareStep', () => {
   test('each step of an agent loop sends compressed, valid ModelMessages', async () => {
-    const mock = generatingModel();
-    const messages = history(6);
-    const frozen = JSON.stringify(messages);
-    const out = await generateText({
-      model: mock,
-      system: SYSTEM,
-      messages,
-      tools: { lookup },
-      stopWhen: stepCountIs(3),
-      prepareStep: compressionStep({ tokenBudget: 2000 }),
-    });
-    assert.equal(out.text, 'ci/retry.yaml, line 3.');
-    assert.equal(mock.doGenerateCalls.length, 2);
-    for (const { prompt } of mock.doGenerateCalls) {
-      assert.deepEqual(validate(prompt, { format: 'ai-sdk' }), []);
-      assert.equal(prompt[0].content, SYSTEM);
-      assert.ok(size(prompt) < size(messages) / 2);
-    }
+    const ai = { generateText, stepCountIs, tool, jsonSchema };
+    const { model: mock, messages, out } = await prepareStepRun(ai, { MockModel: MockLanguageModelV4, convertArrayToReadableStream }, IMAGE);
+    const frozen = JSON.stringify(scenarioHistory(6, IMAGE));
     // ai 7 carries a step's returned messages into the next step: the second step is the first
     // step's compressed prompt plus the new call and result, i.e. a byte-stable prefix.
     const [first, second] = mock.doGenerateCalls.map((c) => c.prompt);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { compressAiSdkMessages, compressionMiddleware } from 'cce-wasm/ai-sdk';
+import { compressAiSdkMessages, compressionMiddleware, compressionStep } from 'cce-wasm/ai-sdk';
 import { validate } from 'cce-wasm/formats';
 
 export const SYSTEM = 'You are a build assistant. Answer with the file and line.';
@@ -60,16 +60,27 @@ export function lookupTool({ tool, jsonSchema }) {
   });
 }
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
+// A model's usage and finish reason: structured from the V3 specification (ai 6, 7) on, plain in
+// V2 (ai 5).
+const usageOf = (v2) =>
+  v2
+    ? { inputTokens: 10, outputTokens: 5, totalTokens: 15 }
+    : {
+        inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 5, text: 5, reasoning: undefined },
+      };
 const ANSWER = 'ci/retry.yaml, line 3.';
-const finish = (call) => ({ unified: call === 1 ? 'tool-calls' : 'stop', raw: undefined });
+const finishOf = (v2) => (call) => {
+  const reason = call === 1 ? 'tool-calls' : 'stop';
+  return v2 ? reason : { unified: reason, raw: undefined };
+};
 const newCall = { type: 'tool-call', toolCallId: 'call_new', toolName: 'lookup', input: '{"stage":99}' };
 
-/** Mock models of one major (its MockLanguageModel class): each calls `lookup` once, then answers. */
-export function mockModels(MockModel, convertArrayToReadableStream) {
+/** Mock models of one major (its MockLanguageModel class; `v2` for ai 5's MockLanguageModelV2):
+ * each calls `lookup` once, then answers. */
+export function mockModels(MockModel, convertArrayToReadableStream, v2 = false) {
+  const usage = usageOf(v2);
+  const finish = finishOf(v2);
   return {
     generating() {
       let call = 0;
@@ -131,12 +142,13 @@ export function checkReceived(calls, results, budget) {
 
 /**
  * The middleware's tests, run with one major's `ai` exports (`ai`: generateText, streamText,
- * stepCountIs, wrapLanguageModel, tool, jsonSchema; `mock`: its MockLanguageModel class and
- * convertArrayToReadableStream), `image` in the last question and `check` for each call's prompts.
+ * stepCountIs, wrapLanguageModel, tool, jsonSchema; `mock`: its MockLanguageModel class,
+ * convertArrayToReadableStream and `v2` for ai 5), `image` in the last question and `check` for
+ * each call's prompts.
  */
 export function middlewareTests(ai, mock, image, check = checkReceived) {
   const { generateText, streamText, stepCountIs, wrapLanguageModel } = ai;
-  const { generating, streaming } = mockModels(mock.MockModel, mock.convertArrayToReadableStream);
+  const { generating, streaming } = mockModels(mock.MockModel, mock.convertArrayToReadableStream, mock.v2);
   const lookup = lookupTool(ai);
   const size = (x) => JSON.stringify(x).length;
   const budget = 2000;
@@ -192,4 +204,32 @@ export function middlewareTests(ai, mock, image, check = checkReceived) {
     await generateText({ model: unwrapped, system: SYSTEM, messages, tools: { lookup }, stopWhen: stepCountIs(3) });
     assert.deepEqual(wrapped.doGenerateCalls[0].prompt, unwrapped.doGenerateCalls[0].prompt);
   });
+}
+
+/**
+ * An agent loop of one major (`ai` and `mock` as for {@link middlewareTests}) with
+ * `prepareStep: compressionStep({ tokenBudget: 2000 })`: two steps (the tool call and the answer),
+ * each sent compressed, valid ModelMessages with the system prompt first. Returns the model, the
+ * caller's messages and the result, for the checks that differ between majors.
+ */
+export async function prepareStepRun(ai, mock, image) {
+  const model = mockModels(mock.MockModel, mock.convertArrayToReadableStream, mock.v2).generating();
+  const messages = history(6, image);
+  const out = await ai.generateText({
+    model,
+    system: SYSTEM,
+    messages,
+    tools: { lookup: lookupTool(ai) },
+    stopWhen: ai.stepCountIs(3),
+    prepareStep: compressionStep({ tokenBudget: 2000 }),
+  });
+  const size = (x) => JSON.stringify(x).length;
+  assert.equal(out.text, ANSWER);
+  assert.equal(model.doGenerateCalls.length, 2);
+  for (const { prompt } of model.doGenerateCalls) {
+    assert.deepEqual(validate(prompt, { format: 'ai-sdk' }), []);
+    assert.equal(prompt[0].content, SYSTEM);
+    assert.ok(size(prompt) < size(messages) / 2);
+  }
+  return { model, messages, out };
 }
