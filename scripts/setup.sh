@@ -28,21 +28,24 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
   npm ci --no-audit --no-fund
 fi
 
-# ai 7 requires Node 22: its integration tests (js/test/node22) run under this pinned Node 22,
-# taken from the npm registry as the binary package of this platform (no install script), kept
-# out of node_modules so that it never shadows the Node that runs everything else.
-node22_version=22.23.3
-node22=build/node22/bin/node
-if [ ! -x "$node22" ] || [ "$("$node22" --version)" != "v$node22_version" ]; then
+# Other Nodes, pinned, taken from the npm registry as the binary package of this platform (no
+# install script) and kept out of node_modules so that they never shadow the Node that runs
+# everything else: Node 22 for the ai 7 tests (js/test/node22; ai 7 requires it), Node 18 for the
+# oldest Node package.json's engines names.
+install_node() { # name version why
+  local dir="build/$1" version="$2" os cpu
+  if [ -x "$dir/bin/node" ] && [ "$("$dir/bin/node" --version)" = "v$version" ]; then return; fi
   case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) os=unknown ;; esac
   case "$(uname -m)" in x86_64 | amd64) cpu=x64 ;; aarch64 | arm64) cpu=arm64 ;; *) cpu=unknown ;; esac
-  echo "setup: Node $node22_version ($os-$cpu) for the ai 7 tests"
-  rm -rf build/node22 && mkdir -p build/node22/bin
-  npm install --prefix build/node22 --no-save --no-package-lock --no-audit --no-fund \
-    "node-$os-$cpu@$node22_version" >/dev/null
-  ln -s "../node_modules/node-$os-$cpu/bin/node" "$node22"
-  [ "$("$node22" --version)" = "v$node22_version" ] || { echo "setup: no Node $node22_version" >&2; exit 1; }
-fi
+  echo "setup: Node $version ($os-$cpu) $3"
+  rm -rf "$dir" && mkdir -p "$dir/bin"
+  npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund \
+    "node-$os-$cpu@$version" >/dev/null
+  ln -s "../node_modules/node-$os-$cpu/bin/node" "$dir/bin/node"
+  [ "$("$dir/bin/node" --version)" = "v$version" ] || { echo "setup: no Node $version" >&2; exit 1; }
+}
+install_node node22 22.23.3 "for the ai 7 tests"
+install_node node18 18.20.8 "for the oldest Node in engines"
 
 # TypeScript 7 (the native compiler, the current major) type-checks the sources and the type tests
 # beside the TypeScript 5 of the build, so that the types hold for users of either. Kept out of

@@ -45,6 +45,9 @@ function testFiles(dir) {
 // Run again under Node 22 (most users' Node now; ai 7 and openai 7 require it): the loaders, the
 // public entries, the formats and integrations, the sessions and the error paths (about 45 s).
 const NODE22_SUITES = ['api', 'init', 'runtimes', 'formats', 'ai-sdk', 'langchain', 'request', 'context', 'compaction', 'bad-input', 'errors', 'hostile'];
+// And under Node 18, the oldest Node that package.json's engines names: the entries, loaders,
+// formats and sessions (the suites whose dev dependencies still run there; about 30 s).
+const NODE18_SUITES = ['api', 'init', 'formats', 'context', 'context-formats', 'compaction', 'bad-input', 'errors', 'hostile', 'ai-sdk-ui'];
 
 const steps = [
   { name: 'setup (system packages, npm ci)', cmd: 'bash', args: ['scripts/setup.sh'] },
@@ -59,6 +62,7 @@ const steps = [
   { name: 'type checks under TypeScript 7', cmd: 'bash', args: ['-c', ['js/tsconfig.json --noEmit', 'js/test/tsconfig.json', 'js/test/tsconfig.integrations.json'].map((p) => `node build/typescript7/node_modules/typescript/bin/tsc -p ${p}`).join(' && ')] },
   { name: 'js tests (api, runtimes, package)', cmd: 'node', args: ['--test', ...testFiles('js/test')], count: 'nodeTest' },
   { name: 'js tests under Node 22 (ai 7; the entries, formats, integrations and sessions again)', cmd: 'build/node22/bin/node', args: ['--test', ...testFiles('js/test/node22'), ...NODE22_SUITES.map((s) => `js/test/${s}.test.mjs`)], count: 'nodeTest' },
+  { name: 'js tests under Node 18 (the oldest in engines: entries, formats, sessions)', cmd: 'build/node18/bin/node', args: ['--test', ...NODE18_SUITES.map((s) => `js/test/${s}.test.mjs`)], count: 'nodeTest' },
   { name: 'demo tests (samples, chromium e2e)', cmd: 'node', args: ['--test', ...testFiles('demo/test')], count: 'nodeTest' },
   { name: 'wasm conformance, speed build (public corpus)', cmd: 'node', args: ['scripts/conformance.mjs', join(shared, 'conformance/public')], count: 'plain' },
   { name: 'wasm conformance, speed build (scale session)', cmd: 'node', args: ['scripts/conformance.mjs', '--scale', join(shared, 'conformance/scale')], count: 'plain' },

@@ -195,13 +195,12 @@ export async function compileResponse(response: Response): Promise<WebAssembly.M
       `cce-wasm: fetching ${response.url} failed: HTTP ${response.status}`,
     );
   }
-  if (typeof WebAssembly.compileStreaming === 'function') {
-    const fallback = response.clone(); // compileStreaming rejects any other Content-Type
-    try {
-      return await WebAssembly.compileStreaming(response);
-    } catch {
-      return WebAssembly.compile(await fallback.arrayBuffer());
-    }
+  // compileStreaming takes only `application/wasm`; other servers' bytes are compiled whole. Read
+  // from the header rather than tried on a clone: a clone's unread body keeps a second copy of
+  // the download, and under Node 18 keeps the process alive after the work is done.
+  const type = response.headers.get('content-type') ?? '';
+  if (typeof WebAssembly.compileStreaming === 'function' && /^application\/wasm\s*(;|$)/i.test(type)) {
+    return WebAssembly.compileStreaming(response);
   }
   return WebAssembly.compile(await response.arrayBuffer());
 }
