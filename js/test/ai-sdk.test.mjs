@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
+import { ToolLoopAgent, generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 
 import { compressionMiddleware } from 'cce-wasm/ai-sdk';
 import { validate } from 'cce-wasm/formats';
 
-import { REPORT, SYSTEM, middlewareTests, prepareStepRun } from './support/ai-sdk-scenario.mjs';
+import { REPORT, SYSTEM, middlewareTests, prepareStepRun, toolLoopAgentTests } from './support/ai-sdk-scenario.mjs';
 
 const IMAGE = { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' };
 const size = (x) => JSON.stringify(x).length;
@@ -27,6 +27,9 @@ describe('compressionStep for prepareStep', () => {
     assert.equal(out.response.messages.at(-1).content[0].text, 'ci/retry.yaml, line 3.');
   });
 });
+
+describe('ToolLoopAgent', () =>
+  toolLoopAgentTests({ ToolLoopAgent, stepCountIs, wrapLanguageModel, tool, jsonSchema }, { MockModel: MockLanguageModelV3, convertArrayToReadableStream }, IMAGE));
 
 describe('every provider-level part type', () => {
   test('transformParams keeps each part (and its providerOptions) or rewrites only its text', async () => {

@@ -9,14 +9,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai-v7';
+import { ToolLoopAgent, generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai-v7';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai-v7/test';
 
 import { compressionMiddleware, compressAiSdkMessages } from 'cce-wasm/ai-sdk';
 import { compress, validate } from 'cce-wasm/formats';
 
 import { startFakeProvider } from '../support/fake-provider.mjs';
-import { REPORT, SYSTEM, checkReceived as checkScenario, history as scenarioHistory, middlewareTests, prepareStepRun } from '../support/ai-sdk-scenario.mjs';
+import { REPORT, SYSTEM, checkReceived as checkScenario, history as scenarioHistory, middlewareTests, prepareStepRun, toolLoopAgentTests } from '../support/ai-sdk-scenario.mjs';
 
 test('this file runs under Node 22 or later, as ai 7 requires', () => {
   assert.ok(Number(process.versions.node.split('.')[0]) >= 22, process.version);
@@ -59,6 +59,9 @@ describe('ai 7: compressionStep for prepareStep', () => {
     assert.equal(out.response.messages.at(-1).content[0].text, 'ci/retry.yaml, line 3.');
   });
 });
+
+describe('ai 7: ToolLoopAgent', () =>
+  toolLoopAgentTests({ ToolLoopAgent, stepCountIs, wrapLanguageModel, tool, jsonSchema }, { MockModel: MockLanguageModelV4, convertArrayToReadableStream }, IMAGE));
 
 describe('ai 7: every provider-level part type', () => {
   test('transformParams keeps each part (and its providerOptions) or rewrites only its text', async () => {

@@ -233,3 +233,37 @@ export async function prepareStepRun(ai, mock, image) {
   }
   return { model, messages, out };
 }
+
+/**
+ * `ToolLoopAgent` (ai 6 and 7; `ai` also gives ToolLoopAgent and wrapLanguageModel) with
+ * `prepareStep: compressionStep(...)`, and with its model wrapped by the middleware: each of the
+ * two model calls gets the agent's instructions first and a compressed, valid prompt.
+ */
+export function toolLoopAgentTests(ai, mock, image) {
+  const { ToolLoopAgent, stepCountIs, wrapLanguageModel } = ai;
+  const size = (x) => JSON.stringify(x).length;
+  const models = () => mockModels(mock.MockModel, mock.convertArrayToReadableStream, mock.v2);
+  const run = async (settings) => {
+    const model = models().generating();
+    const messages = history(6, image);
+    const agent = new ToolLoopAgent({
+      instructions: SYSTEM,
+      tools: { lookup: lookupTool(ai) },
+      stopWhen: stepCountIs(3),
+      ...settings(model),
+    });
+    const out = await agent.generate({ messages });
+    assert.equal(out.text, ANSWER);
+    assert.equal(model.doGenerateCalls.length, 2);
+    for (const { prompt } of model.doGenerateCalls) {
+      assert.deepEqual(validate(prompt, { format: 'ai-sdk' }), []);
+      assert.equal(prompt[0].role, 'system');
+      assert.equal(prompt[0].content, SYSTEM);
+      assert.ok(size(prompt) < size(messages) / 2, `${size(prompt)} < half of ${size(messages)}`);
+    }
+  };
+  test('ToolLoopAgent with prepareStep: compressionStep', () =>
+    run((model) => ({ model, prepareStep: compressionStep({ tokenBudget: 2000 }) })));
+  test('ToolLoopAgent with its model wrapped by compressionMiddleware', () =>
+    run((model) => ({ model: wrapLanguageModel({ model, middleware: compressionMiddleware({ tokenBudget: 2000 }) }) })));
+}
