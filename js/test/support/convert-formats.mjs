@@ -193,6 +193,7 @@ export function nativeCases(anthropic, twins, lc) {
     ['anthropic', anthropic.map((c) => ({ messages: c.messages, system: c.system }))],
     ['openai-chat', twins.map((c) => ({ messages: toOpenAIChat(c) }))],
     ['ai-sdk', twins.map((c) => ({ messages: toAiSdk(c) }))],
+    ['ai-sdk-ui', twins.map((c) => ({ messages: toAiSdkUi(c) }))],
     ['openai-responses', twins.map((c) => ({ messages: toResponses(c) }))],
     ['langchain', twins.map((c) => ({ messages: toLangChain(c, lc) }))],
   ];
