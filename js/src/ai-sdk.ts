@@ -5,6 +5,7 @@
 // `compressionStep` does the same to an agent loop's ModelMessages in `prepareStep`. Both are
 // plain objects and functions shaped as the SDK expects, so a user without `ai` never loads it.
 import { engineOptionsOf, type IntegrationOptions } from './budget.js';
+import { CompressError } from './errors.js';
 import { aiSdkFormat, type AiSdkMessage } from './format-ai-sdk.js';
 import { aiSdkUiFormat, isUiMessage } from './format-ai-sdk-ui.js';
 import { compressNative, type NativeCompressResult } from './format-core.js';
@@ -57,8 +58,18 @@ async function run<M extends object>(
   outputLimit?: number,
 ): Promise<NativeCompressResult<M>> {
   const { onCompress, cacheStable: _stable, ...rest } = options;
-  // UIMessages hold `parts` where ModelMessages have `content`.
-  const ui = messages.length > 0 && messages.every(isUiMessage);
+  // UIMessages hold `parts` where ModelMessages have `content`; one list is one kind.
+  const ui = messages.length > 0 && isUiMessage(messages[0]);
+  const odd = messages.findIndex((m) => isUiMessage(m) !== ui);
+  if (odd > 0) {
+    const [one, many] = ui ? ['ModelMessage', 'UIMessages'] : ['UIMessage', 'ModelMessages'];
+    throw new CompressError(
+      'InvalidInput',
+      `cce-wasm/ai-sdk: messages[${odd}] is a ${one} among ${many} (convertToModelMessages makes ` +
+        'ModelMessages of UIMessages)',
+      `/messages/${odd}`,
+    );
+  }
   const result = await compressor(
     (ui ? aiSdkUiFormat : aiSdkFormat) as typeof aiSdkFormat,
     messages as unknown as AiSdkMessage[],

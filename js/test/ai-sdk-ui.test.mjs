@@ -118,6 +118,16 @@ describe('compress: UIMessages', () => {
     assertToolPartsWhole(input, messages, 'sent');
   });
 
+  test('UIMessages mixed with ModelMessages are a typed error naming the first odd one', async () => {
+    const [system, user] = chat(1);
+    await assert.rejects(compressAiSdkMessages([system, user, { role: 'assistant', content: 'ok' }]), {
+      name: 'CompressError',
+      code: 'InvalidInput',
+      path: '/messages/2',
+    });
+    await assert.rejects(compressAiSdkMessages([{ role: 'user', content: 'hi' }, user]), { code: 'InvalidInput', path: '/messages/1' });
+  });
+
   test('validate names what the SDK or a provider would refuse', () => {
     const [system, user, assistant] = chat(1);
     const twice = { ...assistant, id: 'again' };
