@@ -2,13 +2,13 @@
 // Compile-only type tests of the integrations against the real packages' types: the AI SDK
 // middleware and prepareStep helper, the LangChain chain step and agent middleware, and
 // compressRequest's bodies.
-import { generateText, wrapLanguageModel, type LanguageModel, type ModelMessage } from 'ai';
+import { DefaultChatTransport, generateText, wrapLanguageModel, type LanguageModel, type ModelMessage, type UIMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { BaseMessage } from '@langchain/core/messages';
 import { RunnableLambda } from '@langchain/core/runnables';
 import { createMiddleware } from 'langchain';
 
-import { compressionMiddleware, compressionStep } from 'cce-wasm/ai-sdk';
+import { compressAiSdkMessages, compressionMiddleware, compressionStep } from 'cce-wasm/ai-sdk';
 import { compressMessages, compressionMiddleware as langChainMiddleware, compressionRunnable } from 'cce-wasm/langchain';
 import { compressRequest } from 'cce-wasm/request';
 
@@ -21,6 +21,16 @@ void generateText({ model, messages, prepareStep: compressionStep({ tokenBudget:
 
 // @ts-expect-error the budget is a number
 compressionMiddleware({ tokenBudget: '1000' });
+
+// useChat's UIMessages come back as UIMessages, as a transport's request body.
+declare const chat: UIMessage[];
+const shorter: Promise<UIMessage[]> = compressAiSdkMessages(chat, { tokenBudget: 1000 }).then((r) => r.messages);
+void shorter;
+void new DefaultChatTransport<UIMessage>({
+  prepareSendMessagesRequest: async ({ id, messages: list }) => ({
+    body: { id, messages: (await compressAiSdkMessages(list, { tokenBudget: 1000 })).messages },
+  }),
+});
 
 declare const history: BaseMessage[];
 const kept: BaseMessage[] = compressMessages(history, { tokenBudget: 1000 });
