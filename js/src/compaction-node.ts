@@ -12,5 +12,5 @@ export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
 loadSessionSync(
   createCceCompactionModule,
   ['compactionJson'],
-  compileWasmFile('cce-compaction.wasm', new URL('./cce-compaction.wasm', import.meta.url), import.meta.url),
+  compileWasmFile('cce-compaction.wasm', () => new URL('./cce-compaction.wasm', import.meta.url), import.meta.url),
 );

@@ -11,5 +11,5 @@ export { CompressError, ERROR_CODES, type ErrorCode } from './errors.js';
 loadSessionSync(
   createCceContextModule,
   ['contextJson'],
-  compileWasmFile('cce-context.wasm', new URL('./cce-context.wasm', import.meta.url), import.meta.url),
+  compileWasmFile('cce-context.wasm', () => new URL('./cce-context.wasm', import.meta.url), import.meta.url),
 );

@@ -38,4 +38,4 @@ useUtf16Strings((bytes, at, text) => {
 
 // Compiled and instantiated synchronously, without top-level await: a module graph with one
 // cannot be require()d, and CommonJS code on Node 20.19+ / 22.12+ can require() this entry.
-loadSync(compileWasmFile('cce-fast.wasm', new URL('./cce-fast.wasm', import.meta.url), import.meta.url));
+loadSync(compileWasmFile('cce-fast.wasm', () => new URL('./cce-fast.wasm', import.meta.url), import.meta.url));

@@ -10,5 +10,5 @@ import { compileWasmFile } from './wasm-file.js';
 loadSessionSync(
   createCceSessionModule,
   ['contextJson', 'compactionJson'],
-  compileWasmFile('cce-session.wasm', new URL('./cce-session.wasm', import.meta.url), import.meta.url),
+  compileWasmFile('cce-session.wasm', () => new URL('./cce-session.wasm', import.meta.url), import.meta.url),
 );

@@ -2,7 +2,7 @@
 // npm pack -> install the tarball in a temporary project -> import it there (no workspace links).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -146,6 +146,30 @@ describe('npm pack', () => {
       files: ['entries.cts'],
     }));
     await exec(bin('tsc'), ['-p', 'tsconfig.cjs.json'], { cwd: dir, timeout: 120_000 });
+  });
+
+  test('a CommonJS bundle of the package (esbuild --format=cjs, as VS Code extensions are built) runs beside its wasm', async () => {
+    // No top-level await, so esbuild can bundle the Node entries as CommonJS; such a bundle has
+    // no import.meta.url, and the entries read their wasm from beside the bundle (__dirname).
+    const { build } = await import('esbuild');
+    writeFileSync(join(dir, 'extension.cjs'), `const { compress } = require('cce-wasm');
+      const { createContextManager } = require('cce-wasm/context');
+      const long = 'The deployment pipeline retries each failed stage twice before paging. '.repeat(20);
+      const result = compress([{ id: '1', index: 0, role: 'user', content: long }, { id: '2', index: 1, role: 'assistant', content: 'ok' }], { tokenBudget: 60 });
+      const manager = createContextManager({ contextWindow: 8000 });
+      manager.add({ role: 'user', content: 'hi' });
+      console.log(JSON.stringify({ fits: result.fits, messages: manager.usage().messages }));`);
+    const out = join(dir, 'extension-bundle');
+    await build({ entryPoints: [join(dir, 'extension.cjs')], bundle: true, platform: 'node', format: 'cjs', outfile: join(out, 'extension.cjs'), logLevel: 'error' });
+    await assert.rejects(exec(process.execPath, [join(out, 'extension.cjs')], { cwd: dir, timeout: 30_000 }), (error) => {
+      assert.match(error.stderr, /cannot read cce-fast\.wasm .*copy dist\/cce-fast\.wasm beside the bundle/);
+      return true;
+    });
+    for (const wasm of ['cce-fast.wasm', 'cce-context.wasm']) {
+      copyFileSync(join(dir, 'node_modules/cce-wasm/dist', wasm), join(out, wasm));
+    }
+    const { stdout } = await exec(process.execPath, [join(out, 'extension.cjs')], { cwd: dir, timeout: 30_000 });
+    assert.deepEqual(JSON.parse(stdout), { fits: true, messages: 1 });
   });
 
   test('publint --strict finds nothing wrong with the tarball', async () => {
