@@ -449,6 +449,8 @@ describe('Chromium', () => {
     '/session': join(root, 'js/test/session-browser.html'),
     '/worker': join(root, 'js/test/worker.html'),
     '/worker.js': join(root, 'js/test/worker.js'),
+    '/sw': join(root, 'js/test/sw.html'),
+    '/sw.js': join(root, 'js/test/sw.js'),
   };
   const inputs = { '/input.json': INPUT, '/session-input.json': SESSION_INPUT };
 
@@ -545,6 +547,17 @@ describe('Chromium', () => {
       assert.deepEqual(errors, []);
       assert.equal(report.inWorker, true);
       assert.equal(report.build, 'size');
+      assert.equal(report.json, EXPECTED);
+      assert.equal(report.roundTrip, corpusCase.expected.roundtrip_ok);
+    });
+  });
+
+  test('a module service worker (as a browser extension has) compresses through cce-wasm/init', async (t) => {
+    await withChromium(t, async (open) => {
+      const { errors, report } = await open('/sw');
+      assert.equal(report.failure, undefined);
+      assert.deepEqual(errors, []);
+      assert.equal(report.inServiceWorker, true);
       assert.equal(report.json, EXPECTED);
       assert.equal(report.roundTrip, corpusCase.expected.roundtrip_ok);
     });
