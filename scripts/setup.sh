@@ -31,7 +31,8 @@ fi
 # Other Nodes, pinned, taken from the npm registry as the binary package of this platform (no
 # install script) and kept out of node_modules so that they never shadow the Node that runs
 # everything else: Node 22 for the ai 7 tests (js/test/node22; ai 7 requires it), Node 18 for the
-# oldest Node package.json's engines names.
+# oldest Node package.json's engines names, Node 24 (the active LTS) and Node 26 (the current
+# release) for what most users run.
 install_node() { # name version why
   local dir="build/$1" version="$2" os cpu
   if [ -x "$dir/bin/node" ] && [ "$("$dir/bin/node" --version)" = "v$version" ]; then return; fi
@@ -46,6 +47,8 @@ install_node() { # name version why
 }
 install_node node22 22.23.3 "for the ai 7 tests"
 install_node node18 18.20.8 "for the oldest Node in engines"
+install_node node24 24.21.0 "for the active LTS"
+install_node node26 26.12.1 "for the current release"
 
 # TypeScript 7 (the native compiler, the current major) type-checks the sources and the type tests
 # beside the TypeScript 5 of the build, so that the types hold for users of either. Kept out of

@@ -48,6 +48,16 @@ const NODE22_SUITES = ['api', 'init', 'runtimes', 'formats', 'ai-sdk', 'langchai
 // And under Node 18, the oldest Node that package.json's engines names: the entries, loaders,
 // formats and sessions (the suites whose dev dependencies still run there; about 30 s).
 const NODE18_SUITES = ['api', 'init', 'formats', 'context', 'context-formats', 'compaction', 'bad-input', 'errors', 'hostile', 'ai-sdk-ui'];
+// And under Node 24 (the active LTS) and Node 26 (the current release), what most users run: the
+// entries, formats, integrations, sessions, error paths and the installed tarball (require()
+// included); about a minute each. Node 26's runner reports in its spec form unless told TAP.
+const LATER_NODE_SUITES = ['api', 'init', 'formats', 'ai-sdk', 'ai-sdk-ui', 'langchain', 'request', 'context', 'context-formats', 'compaction', 'bad-input', 'errors', 'hostile', 'pack'];
+const laterNode = (major, what) => ({
+  name: `js tests under Node ${major} (${what}: entries, formats, integrations, sessions, package)`,
+  cmd: `build/node${major}/bin/node`,
+  args: ['--test', '--test-reporter=tap', ...LATER_NODE_SUITES.map((s) => `js/test/${s}.test.mjs`)],
+  count: 'nodeTest',
+});
 
 const steps = [
   { name: 'setup (system packages, npm ci)', cmd: 'bash', args: ['scripts/setup.sh'] },
@@ -63,6 +73,8 @@ const steps = [
   { name: 'js tests (api, runtimes, package)', cmd: 'node', args: ['--test', ...testFiles('js/test')], count: 'nodeTest' },
   { name: 'js tests under Node 22 (ai 7; the entries, formats, integrations and sessions again)', cmd: 'build/node22/bin/node', args: ['--test', ...testFiles('js/test/node22'), ...NODE22_SUITES.map((s) => `js/test/${s}.test.mjs`)], count: 'nodeTest' },
   { name: 'js tests under Node 18 (the oldest in engines: entries, formats, sessions)', cmd: 'build/node18/bin/node', args: ['--test', ...NODE18_SUITES.map((s) => `js/test/${s}.test.mjs`)], count: 'nodeTest' },
+  laterNode(24, 'the active LTS'),
+  laterNode(26, 'the current release'),
   { name: 'demo tests (samples, chromium e2e)', cmd: 'node', args: ['--test', ...testFiles('demo/test')], count: 'nodeTest' },
   { name: 'wasm conformance, speed build (public corpus)', cmd: 'node', args: ['scripts/conformance.mjs', join(shared, 'conformance/public')], count: 'plain' },
   { name: 'wasm conformance, speed build (scale session)', cmd: 'node', args: ['scripts/conformance.mjs', '--scale', join(shared, 'conformance/scale')], count: 'plain' },
