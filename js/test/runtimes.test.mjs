@@ -451,6 +451,7 @@ describe('Chromium', () => {
     '/worker.js': join(root, 'js/test/worker.js'),
     '/sw': join(root, 'js/test/sw.html'),
     '/sw.js': join(root, 'js/test/sw.js'),
+    '/corpus-case.js': join(root, 'js/test/corpus-case.js'),
   };
   const inputs = { '/input.json': INPUT, '/session-input.json': SESSION_INPUT };
 

@@ -4,18 +4,15 @@
 // import; cce-wasm/init can: it loads nothing until init() is called, here in an event.
 import { compress, init, uncompress } from '/dist/init.js';
 
+import { compressCorpusCase } from '/corpus-case.js';
+
 self.addEventListener('message', (event) => {
   event.waitUntil(
     (async () => {
-      const report = {};
+      let report = {};
       try {
         await init({ wasmUrl: '/dist/cce.wasm' });
-        const input = await (await fetch('/input.json')).json();
-        const result = compress(input.messages, input.options);
-        report.json = JSON.stringify(result);
-        report.roundTrip =
-          JSON.stringify(uncompress(result.messages, result.verbatim).messages) ===
-          JSON.stringify(input.messages);
+        report = await compressCorpusCase({ compress, uncompress });
         report.inServiceWorker =
           typeof ServiceWorkerGlobalScope === 'function' && self instanceof ServiceWorkerGlobalScope;
       } catch (e) {
