@@ -21,10 +21,7 @@ describe('compressionMiddleware with wrapLanguageModel', () => middlewareTests({
 
 describe('compressionStep for prepareStep', () => {
   test('each step of an agent loop sends compressed ModelMessages', async () => {
-    const ai = { generateText, stepCountIs, tool, jsonSchema };
-    const { out } = await prepareStepRun(ai, { MockModel: MockLanguageModelV3, convertArrayToReadableStream }, IMAGE);
-    // The SDK's own history is whole: the response messages add to the caller's, uncompressed.
-    assert.equal(out.response.messages.at(-1).content[0].text, 'ci/retry.yaml, line 3.');
+    await prepareStepRun({ generateText, stepCountIs, tool, jsonSchema }, { MockModel: MockLanguageModelV3, convertArrayToReadableStream }, IMAGE);
   });
 });
 

@@ -48,15 +48,11 @@ describe('ai 7: compressionMiddleware with wrapLanguageModel', () => middlewareT
 
 describe('ai 7: compressionStep for prepareStep', () => {
   test('each step of an agent loop sends compressed, valid ModelMessages', async () => {
-    const ai = { generateText, stepCountIs, tool, jsonSchema };
-    const { model: mock, messages, out } = await prepareStepRun(ai, { MockModel: MockLanguageModelV4, convertArrayToReadableStream }, IMAGE);
-    const frozen = JSON.stringify(scenarioHistory(6, IMAGE));
+    const { model } = await prepareStepRun({ generateText, stepCountIs, tool, jsonSchema }, { MockModel: MockLanguageModelV4, convertArrayToReadableStream }, IMAGE);
     // ai 7 carries a step's returned messages into the next step: the second step is the first
     // step's compressed prompt plus the new call and result, i.e. a byte-stable prefix.
-    const [first, second] = mock.doGenerateCalls.map((c) => c.prompt);
+    const [first, second] = model.doGenerateCalls.map((c) => c.prompt);
     assert.deepEqual(second.slice(0, first.length), first, 'the second step extends the first');
-    assert.equal(JSON.stringify(messages), frozen, 'the caller’s messages untouched');
-    assert.equal(out.response.messages.at(-1).content[0].text, 'ci/retry.yaml, line 3.');
   });
 });
 

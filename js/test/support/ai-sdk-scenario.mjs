@@ -209,12 +209,14 @@ export function middlewareTests(ai, mock, image, check = checkReceived) {
 /**
  * An agent loop of one major (`ai` and `mock` as for {@link middlewareTests}) with
  * `prepareStep: compressionStep({ tokenBudget: 2000 })`: two steps (the tool call and the answer),
- * each sent compressed, valid ModelMessages with the system prompt first. Returns the model, the
- * caller's messages and the result, for the checks that differ between majors.
+ * each sent compressed, valid ModelMessages with the system prompt first; the caller's messages
+ * untouched and the SDK's response whole. Returns the model, for the checks that differ between
+ * majors.
  */
 export async function prepareStepRun(ai, mock, image) {
   const model = mockModels(mock.MockModel, mock.convertArrayToReadableStream, mock.v2).generating();
   const messages = history(6, image);
+  const frozen = JSON.stringify(messages);
   const out = await ai.generateText({
     model,
     system: SYSTEM,
@@ -231,7 +233,10 @@ export async function prepareStepRun(ai, mock, image) {
     assert.equal(prompt[0].content, SYSTEM);
     assert.ok(size(prompt) < size(messages) / 2);
   }
-  return { model, messages, out };
+  assert.equal(JSON.stringify(messages), frozen, 'the caller’s messages untouched');
+  // The SDK's own history is whole: the response messages add to the caller's, uncompressed.
+  assert.equal(out.response.messages.at(-1).content[0].text, ANSWER);
+  return { model };
 }
 
 /**
