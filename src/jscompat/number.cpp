@@ -508,6 +508,23 @@ void shortestDigits(double x, std::string& digits, int& exponent) {
 
 }  // namespace detail
 
+#ifdef CCE_HOST_NUMBERS
+// The session modules' host is a JavaScript engine, and these two functions reproduce its own
+// Number() and String(): there they ask it (wasm/host_numbers.js), which leaves the big-number
+// arithmetic and the digit generation below out of each module (docs/boundary.md, "Numbers by the
+// host"). The rest of this file stays the native tests' reference for both.
+extern "C" double cce_host_decimal_to_double(const char* digits, std::size_t length, int exponent);
+extern "C" std::size_t cce_host_number_to_string(double x, char* out);
+
+double decimalToDouble(std::string_view digits, int exponent) {
+  return cce_host_decimal_to_double(digits.data(), digits.size(), exponent);
+}
+
+std::string numberToString(double x) {
+  char text[32];  // String(x) of a double is at most 25 characters ("-1.2345678901234567e-308")
+  return std::string(text, cce_host_number_to_string(x, text));
+}
+#else
 double decimalToDouble(std::string_view digits, int exponent) {
   // Digits past kMaxDecimalDigits only tell whether the rest is zero: a double or a halfway
   // point between two has at most 767 significant digits, so a nonzero tail read as one 1 digit
@@ -609,6 +626,7 @@ std::string numberToString(double x) {
   }
   return out;
 }
+#endif  // CCE_HOST_NUMBERS
 
 double mathRound(double x) {
   // ECMAScript Math.round: integral values (and NaN, ±Infinity) unchanged, otherwise the closest
