@@ -47,11 +47,11 @@ function testFiles(dir) {
 const NODE22_SUITES = ['api', 'init', 'runtimes', 'formats', 'ai-sdk', 'langchain', 'request', 'context', 'compaction', 'bad-input', 'errors', 'hostile'];
 // And under Node 18, the oldest Node that package.json's engines names: the entries, loaders,
 // formats and sessions (the suites whose dev dependencies still run there; about 30 s).
-const NODE18_SUITES = ['api', 'init', 'formats', 'context', 'context-formats', 'compaction', 'bad-input', 'errors', 'hostile', 'ai-sdk-ui', 'session-numbers'];
+const NODE18_SUITES = ['api', 'init', 'formats', 'context', 'context-formats', 'compaction', 'bad-input', 'errors', 'hostile', 'ai-sdk-ui', 'session-numbers', 'session-json'];
 // And under Node 24 (the active LTS) and Node 26 (the current release), what most users run: the
 // entries, formats, integrations, sessions, error paths and the installed tarball (require()
 // included); about a minute each. Node 26's runner reports in its spec form unless told TAP.
-const LATER_NODE_SUITES = ['api', 'init', 'formats', 'ai-sdk', 'ai-sdk-ui', 'langchain', 'request', 'context', 'context-formats', 'compaction', 'bad-input', 'errors', 'hostile', 'pack', 'session-numbers'];
+const LATER_NODE_SUITES = ['api', 'init', 'formats', 'ai-sdk', 'ai-sdk-ui', 'langchain', 'request', 'context', 'context-formats', 'compaction', 'bad-input', 'errors', 'hostile', 'pack', 'session-numbers', 'session-json'];
 const laterNode = (major, what) => ({
   name: `js tests under Node ${major} (${what}: entries, formats, integrations, sessions, package)`,
   cmd: `build/node${major}/bin/node`,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "json/value.h"
@@ -20,5 +21,13 @@ namespace cce {
 constexpr std::size_t kMaxJsonDepth = 512;
 
 Result<json::Value> parseJson(std::string_view utf8Text);
+
+/// A JSON text held in a string value (a tool call's `arguments`), read as JSON.parse reads it;
+/// an error when it is not JSON. Natively parseJson over its UTF-8 (json_text.cpp); the wasm
+/// session modules ask their host's JSON.parse (wasm/host_json.cpp), which has no depth limit
+/// of its own, so their value bytes reader applies kMaxJsonDepth. Objects come back with their
+/// keys in JavaScript's enumeration order there (integer-like keys first), in the text's order
+/// here.
+Result<json::Value> parseJsonText(std::u16string_view text);
 
 }  // namespace cce

@@ -10,13 +10,20 @@ export type { CceModuleArg };
 /** The module object after initialisation: the argument object, extended by the glue. */
 export interface CceSessionModule extends CceModuleArg {
   /**
-   * cce::contextJson over the UTF-8 request of `length` bytes at `pointer` (the caller's
-   * allocation); returns the address of two uint32 words {pointer, length} locating the UTF-8
-   * envelope, valid until the next call. Never fails: errors are envelopes.
+   * cce::contextRequest over the value bytes (src/value_bytes.h) of `length` bytes at `pointer`
+   * (the caller's allocation); returns the address of two uint32 words {pointer, length}
+   * locating the UTF-8 JSON envelope, valid until the next call. Never fails: errors are
+   * envelopes.
    */
-  _contextJson(pointer: number, length: number): number;
-  /** cce::compactionJson, the same way. */
-  _compactionJson(pointer: number, length: number): number;
+  _contextRequest(pointer: number, length: number): number;
+  /** cce::compactionRequest, the same way. */
+  _compactionRequest(pointer: number, length: number): number;
+  /**
+   * Set by the JS layer: the module's JSON.parse (its `cce_host_parse_json` import, which reads
+   * `Module.parseJsonText`): UTF-16 text in, the address of a malloc'd block holding a length
+   * word and value bytes out, 0 when the text is not JSON.
+   */
+  parseJsonText?: (text: number, length: number) => number;
   /** The engine version (ASCII), located the same way. */
   _version(): number;
   /** Executes `unreachable` (tests of trap recovery). */
@@ -25,6 +32,7 @@ export interface CceSessionModule extends CceModuleArg {
   _free(pointer: number): void;
   /** Replaced when memory grows: re-read after every call that may allocate. */
   readonly HEAPU8: Uint8Array;
+  readonly HEAPU16: Uint16Array;
   readonly HEAPU32: Uint32Array;
 }
 

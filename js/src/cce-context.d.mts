@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
 // Lets `import ... from './cce-context.mjs'` (the glue of cce-context.wasm, copied into dist/) type-check:
-// the session module's types (wasm/cce_session.d.ts); this build exports _contextJson only.
+// the session module's types (wasm/cce_session.d.ts); this build exports _contextRequest only.
 export * from '../../wasm/cce_session.js';
 export { default } from '../../wasm/cce_session.js';

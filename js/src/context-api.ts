@@ -760,6 +760,9 @@ export class ContextManager<Async extends boolean = boolean> {
         'contextJson',
         { op, ...target, ...request, host },
         op === 'open' ? 'fromJSON()' : `${op}()`,
+        // JSON values already (the manager's copies, the host's counts and summaries), except
+        // the clock's `now` of compress and undo, which JSON.stringify reads.
+        op !== 'compress' && op !== 'undo',
       );
       if (answer.output !== undefined) return answer.output;
       if (round >= MAX_ROUNDS) {

@@ -6,12 +6,16 @@
 // entry imports and hands over here, so this file imports no glue.
 import type { CceSessionModule } from './cce-session.mjs';
 import { CompressError, type ErrorCode } from './errors.js';
+import { hostParseJson, NotValueBytes, writeValueBytes } from './value-bytes.js';
 import { createLoader, type InitOptions, type Loader, type ModuleArg } from './wasm-load.js';
 
 /** @internal A session entry point: the export a module must have to serve it. */
 export type SessionEntry = 'contextJson' | 'compactionJson';
 /** @internal A session module's Emscripten factory (its glue's default export). */
 export type SessionFactory = (arg: ModuleArg) => Promise<CceSessionModule>;
+
+/** The module export that serves each entry point. */
+const exportOf = { contextJson: '_contextRequest', compactionJson: '_compactionRequest' } as const;
 
 const loaders = new Map<SessionFactory, Loader<CceSessionModule>>();
 /** Which loaded (or loading) module serves each entry point. */
@@ -48,7 +52,7 @@ function loaderFor(
   if (loader === undefined) {
     loader = createLoader<CceSessionModule>({
       factory: factory as (arg: object) => Promise<CceSessionModule>,
-      ready: (module) => entries.every((entry) => typeof module[`_${entry}`] === 'function'),
+      ready: (module) => entries.every((entry) => typeof module[exportOf[entry]] === 'function'),
       name: 'the session engine',
       use: 'the context manager or compaction functions',
       init: 'init() from cce-wasm/session/init',
@@ -80,8 +84,8 @@ export const sessionInstance = (): CceSessionModule => loaderOf('contextJson').e
 export const currentSessionInstance = (): CceSessionModule | undefined =>
   serving.contextJson?.currentEngine();
 
-/** @internal UTF-16 units sent to and received from the session module so far (tests count
- * what crosses the boundary per call). */
+/** @internal Bytes of value requests sent to the session module and UTF-16 units of answers
+ * received from it so far (tests count what crosses the boundary per call). */
 export const sessionTraffic = { sent: 0, received: 0 };
 
 /** @internal The engine's answer: the output, or what the host must answer first. */
@@ -97,23 +101,29 @@ interface Envelope {
 }
 
 /**
- * @internal Serialises `request` (a plain JSON value), runs one session entry point and returns
- * its output or pending answer; engine errors become CompressError, a trap drops the instance.
+ * @internal Runs one session entry point on `request` (any value JSON.stringify accepts) and
+ * returns its output or pending answer; engine errors become CompressError, a trap drops the
+ * instance. `plain`: the request is a JSON value already (JSON.parse's kinds only, with
+ * undefined members at most), so it needs no JSON round trip before it is written.
  */
 export function callSession<Output, Pending = never>(
   entry: 'contextJson' | 'compactionJson',
   request: object,
   caller: string,
+  plain = false,
 ): SessionAnswer<Output, Pending> {
-  // A request is an object, so it always has a JSON text (or a typed error).
-  const text = jsonTextOf(request, caller) as string;
+  // A request is an object, so it always has a JSON text (or a typed error): its JSON value is
+  // what the engine reads.
+  const value = plain ? request : JSON.parse(jsonTextOf(request, caller) as string);
   const loader = loaderOf(entry);
   const raw = loader.engine();
   let answer: string;
-  sessionTraffic.sent += text.length;
   try {
-    answer = runEntry(raw, entry, text);
+    answer = runEntry(raw, entry, value);
   } catch (error) {
+    if (error instanceof NotValueBytes) {
+      throw new CompressError('InputTooLarge', `${caller}: ${error.message}`, '');
+    }
     loader.dropInstance(); // after a trap the heap is not trustworthy; the next call re-creates it
     throw new CompressError(
       'Internal',
@@ -134,32 +144,25 @@ export function callSession<Output, Pending = never>(
     : { output: envelope.output as Output };
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * One call of a plain export: the request's UTF-8 goes into memory the module allocates (and
+ * One call of a plain export: the request's value bytes go into memory the module allocates (and
  * frees after the call), the answer is read where the two words the call returns locate it.
  */
-function runEntry(
-  raw: CceSessionModule,
-  entry: 'contextJson' | 'compactionJson',
-  text: string,
-): string {
-  const bytes = encoder.encode(text);
-  const pointer = raw._malloc(Math.max(bytes.length, 1));
-  if (pointer === 0) throw new RangeError('the session engine is out of memory');
-  raw.HEAPU8.set(bytes, pointer); // HEAPU8 is read after malloc, which may grow memory
-  const at = (entry === 'contextJson' ? raw._contextJson : raw._compactionJson)(
-    pointer,
-    bytes.length,
-  );
+function runEntry(raw: CceSessionModule, entry: 'contextJson' | 'compactionJson', value: unknown): string {
+  // The engine parses tool-call arguments with this (wasm/host_json.cpp); a re-created instance
+  // is a new module object, so it is set wherever it is missing.
+  raw.parseJsonText ??= (text, length) => hostParseJson(raw, text, length);
+  const [pointer, length] = writeValueBytes(raw, value);
+  sessionTraffic.sent += length;
+  const at = (entry === 'contextJson' ? raw._contextRequest : raw._compactionRequest)(pointer, length);
   // Freed only after a call that returned: after a trap the instance is dropped whole.
   raw._free(pointer);
   const heap = raw.HEAPU32; // re-read: the call may have grown memory
   const start = heap[at >>> 2] as number;
-  const length = heap[(at >>> 2) + 1] as number;
-  return decoder.decode(raw.HEAPU8.subarray(start, start + length));
+  const bytes = heap[(at >>> 2) + 1] as number;
+  return decoder.decode(raw.HEAPU8.subarray(start, start + bytes));
 }
 
 /** @internal Makes the session engine execute `unreachable` (tests of trap recovery): the

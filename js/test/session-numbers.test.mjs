@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Numbers cross the session modules as JavaScript reads and writes them. Those modules read a
-// decimal and write a double through the host's own Number() and String() (wasm/host_numbers.js;
+// decimal and write a double through the host's own Number() and String() (wasm/host_imports.js;
 // the native build reproduces both in C++), so every number a caller stores, counts or is told
 // must come back as the same double, and every number in a text as String() writes it.
 import assert from 'node:assert/strict';

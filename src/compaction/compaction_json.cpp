@@ -187,7 +187,11 @@ std::string runCheck(const Value& request) {
 std::string compactionJson(std::string_view requestText) {
   Result<Value> parsed = parseJson(requestText);
   if (!parsed) return errorEnvelope(parsed.error());
-  Value& request = parsed.value();
+  return compactionRequest(std::move(parsed.value()));
+}
+
+std::string compactionRequest(Value&& requestValue) {
+  Value& request = requestValue;
   if (!request.isObject()) return errorEnvelope(invalid("request must be a JSON object", ""));
   const std::u16string* op = stringMember(request, u"op");
   if (op == nullptr) {

@@ -77,9 +77,14 @@
 #include <string>
 #include <string_view>
 
+#include "json/value.h"
+
 namespace cce {
 
 /// Runs one compaction operation (shapes above). Always returns a valid JSON envelope.
 std::string compactionJson(std::string_view request);
+/// The same for a request already read (the wasm modules read theirs from value bytes,
+/// value_bytes.h, and so carry no JSON reader).
+std::string compactionRequest(json::Value&& request);
 
 }  // namespace cce

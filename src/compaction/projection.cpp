@@ -112,7 +112,7 @@ Value compactArguments(const Value& arguments) {
   if (arguments.isString()) {
     // Provider formats such as OpenAI's carry arguments as JSON text; compact what it encodes
     // and keep it text, so the projection stays valid for that provider.
-    Result<Value> parsed = parseJson(js::toUtf8(arguments.string));
+    Result<Value> parsed = parseJsonText(arguments.string);
     if (parsed && parsed->isObject()) {
       return Value::fromString(js::fromUtf8(js::toJson(compactArguments(parsed.value()))));
     }

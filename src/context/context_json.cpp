@@ -565,10 +565,14 @@ std::string contextJson(std::string_view requestText) {
 }
 
 std::string contextJson(std::string_view requestText, ToolChainOps ops) {
-  using namespace context;
-  Result<Value> parsed = parseJson(requestText);
+  Result<json::Value> parsed = parseJson(requestText);
   if (!parsed) return errorEnvelope(parsed.error());
-  Value& request = parsed.value();
+  return contextRequest(std::move(parsed.value()), ops);
+}
+
+std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
+  using namespace context;
+  Value& request = requestValue;
   if (!request.isObject()) return errorEnvelope(invalid("request must be a JSON object", ""));
   const Value* opValue = request.find(u"op");
   if (!opValue || !opValue->isString()) return errorEnvelope(invalid("op must be a string", "/op"));

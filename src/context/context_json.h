@@ -114,6 +114,9 @@ struct ToolChainOps {
 /// The wasm session modules pass none: their JS layer folds and unfolds itself
 /// (js/src/tool-chains.ts), and the two were 3.9 KB gzip of each (wasm/session_bindings.cpp).
 std::string contextJson(std::string_view request, ToolChainOps ops);
+/// contextJson for a request already read (the wasm modules read theirs from value bytes,
+/// value_bytes.h, and so carry no JSON reader).
+std::string contextRequest(json::Value&& request, ToolChainOps ops);
 
 namespace context {
 

@@ -73,7 +73,7 @@ void callArguments(const Value& m, std::vector<U16>& whole, std::vector<U16>& te
   for (const Value& call : m.find(u"tool_calls")->items) {
     const U16* args = callFunctionString(call, u"arguments");
     if (!args) continue;
-    Result<Value> parsed = parseJson(js::toUtf8(*args));
+    Result<Value> parsed = parseJsonText(*args);
     if (parsed.ok()) {
       argumentStrings(parsed.value(), 0, whole, texts);
     } else {
@@ -218,7 +218,7 @@ std::vector<U16> callArgumentNames(const Value& call) {
   std::vector<U16> out;
   const U16* args = callFunctionString(call, u"arguments");
   if (!args) return out;
-  Result<Value> parsed = parseJson(js::toUtf8(*args));
+  Result<Value> parsed = parseJsonText(*args);
   if (!parsed.ok() || !parsed.value().isObject()) return out;
   // Top-level names first, then those of objects inside (a todo list's items), in order.
   std::vector<const Value*> level = {&parsed.value()};

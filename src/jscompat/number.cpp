@@ -510,7 +510,7 @@ void shortestDigits(double x, std::string& digits, int& exponent) {
 
 #ifdef CCE_HOST_NUMBERS
 // The session modules' host is a JavaScript engine, and these two functions reproduce its own
-// Number() and String(): there they ask it (wasm/host_numbers.js), which leaves the big-number
+// Number() and String(): there they ask it (wasm/host_imports.js), which leaves the big-number
 // arithmetic and the digit generation below out of each module (docs/boundary.md, "Numbers by the
 // host"). The rest of this file stays the native tests' reference for both.
 extern "C" double cce_host_decimal_to_double(const char* digits, std::size_t length, int exponent);
