@@ -27,6 +27,7 @@
 #include "jscompat/json_writer.h"
 #include "jscompat/string.h"
 #include "request.h"
+#include "value_bytes.h"
 
 namespace {
 
@@ -238,6 +239,13 @@ void fuzzRaw(std::string_view text) {
     checkOutcome(request.value(), first, envelope);
   }
   checkEnvelope(cce::uncompressJson(text), "uncompressJson");
+  // The same bytes after the magic word of value bytes (the session modules' requests): read or
+  // refused, never a read past them (ASan) nor a value JSON cannot write.
+  std::string valueBytes = "CCV1";
+  valueBytes.append(text);
+  if (cce::Result<Value> value = cce::readValueBytes(valueBytes)) {
+    if (cce::js::toJson(value.value()).empty()) fail("value bytes read as nothing", valueBytes);
+  }
 }
 
 // ---- (b) generated conversations ---------------------------------------------------------------
