@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The package in real runtimes: Deno, Bun, Cloudflare workerd (miniflare) and headless Chromium, for the
-// compress entry and for the session entries (context manager, compaction).
+// The package in real runtimes: Deno, Bun, Cloudflare workerd (miniflare), headless Chromium and
+// Firefox, for the compress entry and for the session entries (context manager, compaction).
 // A missing runtime skips its test locally but fails it in CI (CI=true), so CI cannot pass by skipping.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -431,12 +431,43 @@ describe('Cloudflare workerd', () => {
   });
 });
 
-describe('Chromium', () => {
-  const chromium = [
-    process.env.CHROMIUM_PATH,
-    '/usr/lib/chromium/chromium',
-    '/usr/bin/chromium',
-  ].find((p) => p && existsSync(p));
+// The same pages in both engines a browser user is likely to have besides Safari: Chromium (V8)
+// through playwright-core, Firefox (SpiderMonkey; Debian's ESR) through puppeteer-core's WebDriver
+// BiDi, which drives a stock Firefox where Playwright needs its own build.
+const BROWSERS = [
+  {
+    name: 'Chromium',
+    executable: [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'],
+    apt: 'chromium',
+    driver: 'playwright-core',
+    async open(driver, executablePath, profile) {
+      const context = await driver.chromium.launchPersistentContext(profile, {
+        executablePath,
+        headless: true,
+        args: CHROMIUM_FLAGS,
+      });
+      return { newPage: () => context.newPage(), close: () => context.close() };
+    },
+  },
+  {
+    name: 'Firefox',
+    executable: [process.env.FIREFOX_PATH, '/usr/bin/firefox-esr', '/usr/bin/firefox'],
+    apt: 'firefox-esr',
+    driver: 'puppeteer-core',
+    async open(driver, executablePath, profile) {
+      const browser = await driver.default.launch({
+        browser: 'firefox',
+        executablePath,
+        headless: true,
+        userDataDir: profile,
+      });
+      return { newPage: () => browser.newPage(), close: () => browser.close() };
+    },
+  },
+];
+
+for (const engine of BROWSERS) describe(engine.name, () => {
+  const executable = engine.executable.find((p) => p && existsSync(p));
   const types = {
     '.html': 'text/html; charset=utf-8',
     '.js': 'text/javascript; charset=utf-8',
@@ -456,20 +487,14 @@ describe('Chromium', () => {
   const inputs = { '/input.json': INPUT, '/session-input.json': SESSION_INPUT };
 
   /**
-   * Serves the test pages and dist/ on 127.0.0.1 and opens a headless Chromium; `use` gets a
+   * Serves the test pages and dist/ on 127.0.0.1 and opens the headless browser; `use` gets a
    * function loading a page and returning its window.__cce report and page errors.
    */
-  async function withChromium(t, use) {
-    const playwright = await importOptional('playwright-core');
-    if (!requireRuntime(t, 'chromium', chromium, 'apt-get install -y chromium')) return;
-    if (
-      !requireRuntime(
-        t,
-        'playwright-core',
-        playwright,
-        'npm install (devDependency "playwright-core")',
-      )
-    )
+  async function withBrowser(t, use) {
+    const driver = await importOptional(engine.driver);
+    const name = engine.name.toLowerCase();
+    if (!requireRuntime(t, name, executable, `apt-get install -y ${engine.apt}`)) return;
+    if (!requireRuntime(t, engine.driver, driver, `npm install (devDependency "${engine.driver}")`))
       return;
     const server = createServer((req, res) => {
       const path = new URL(req.url, 'http://x').pathname;
@@ -484,23 +509,25 @@ describe('Chromium', () => {
         .end(readFileSync(file));
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const profile = mkdtempSync(join(tmpdir(), 'cce-chromium-'));
-    const context = await playwright.chromium.launchPersistentContext(profile, {
-      executablePath: chromium,
-      headless: true,
-      args: CHROMIUM_FLAGS,
-    });
+    const profile = mkdtempSync(join(tmpdir(), `cce-${name}-`));
+    const browser = await engine.open(driver, executable, profile);
     try {
       await use(async (path) => {
-        const page = await context.newPage();
+        const page = await browser.newPage();
         const errors = [];
         page.on('pageerror', (e) => errors.push(String(e)));
         await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
-        await page.waitForFunction(() => window.__cce !== undefined, null, { timeout: 30_000 });
+        const loaded = () => window.__cce !== undefined;
+        // Playwright takes (fn, arg, options), Puppeteer (fn, options).
+        if (engine.driver === 'playwright-core') await page.waitForFunction(loaded, null, { timeout: 30_000 });
+        else await page.waitForFunction(loaded, { timeout: 30_000 });
+        // The page ran in the engine this suite names, not in a fallback browser.
+        const agent = await page.evaluate(() => navigator.userAgent);
+        assert.match(agent, engine.name === 'Firefox' ? / Firefox\/\d+/ : / (Headless)?Chrome\/\d+/);
         return { page, errors, report: await page.evaluate(() => window.__cce) };
       });
     } finally {
-      await context.close();
+      await browser.close();
       server.close();
       rmSync(profile, { recursive: true, force: true });
     }
@@ -511,9 +538,9 @@ describe('Chromium', () => {
     ['compresses with the speed build loaded through init({ wasmUrl })', '?wasm=fast', 'speed'],
   ]) {
     test(`a page on 127.0.0.1 ${name}`, async (t) => {
-      await withChromium(t, async (open) => {
+      await withBrowser(t, async (open) => {
         const { page, errors, report } = await open(`/${query}`);
-        if (process.env.CCE_SCREENSHOT && !query) {
+        if (process.env.CCE_SCREENSHOT && !query && engine.name === 'Chromium') {
           await page.screenshot({ path: process.env.CCE_SCREENSHOT });
         }
         assert.equal(report.failure, undefined);
@@ -542,7 +569,7 @@ describe('Chromium', () => {
   }
 
   test('a dedicated Web Worker on 127.0.0.1 imports the package and compresses', async (t) => {
-    await withChromium(t, async (open) => {
+    await withBrowser(t, async (open) => {
       const { errors, report } = await open('/worker');
       assert.equal(report.failure, undefined);
       assert.deepEqual(errors, []);
@@ -554,7 +581,7 @@ describe('Chromium', () => {
   });
 
   test('a module service worker (as a browser extension has) compresses through cce-wasm/init', async (t) => {
-    await withChromium(t, async (open) => {
+    await withBrowser(t, async (open) => {
       const { errors, report } = await open('/sw');
       assert.equal(report.failure, undefined);
       assert.deepEqual(errors, []);
@@ -570,7 +597,7 @@ describe('Chromium', () => {
         ? 'cce-wasm/session/init and init()'
         : 'cce-wasm/context and cce-wasm/compaction';
     test(`a page on 127.0.0.1 runs a context manager and a compaction through ${how}`, async (t) => {
-      await withChromium(t, async (open) => {
+      await withBrowser(t, async (open) => {
         const { errors, report } = await open(`/session?via=${via}`);
         assert.equal(report.failure, undefined);
         assert.deepEqual(errors, []);
