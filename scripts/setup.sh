@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: MIT
 # Installs what a fresh Debian machine lacks for building and testing cce-wasm (idempotent):
 # compilers and CMake, Emscripten, RapidJSON and doctest headers, clang's fuzzer/sanitizer runtime,
-# Chromium and Firefox ESR for browser tests, and the npm dev dependencies. Uses sudo when not run as root.
+# Chromium, Firefox ESR and WebKitGTK (with its WebDriver and Xvfb) for browser tests, and the npm
+# dev dependencies. Uses sudo when not run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 for pkg in build-essential cmake emscripten rapidjson-dev doctest-dev clang libclang-rt-14-dev \
-           chromium firefox-esr; do
+           chromium firefox-esr webkit2gtk-driver xvfb; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 # Keep a preinstalled Node 20 (it may ship its own npm); otherwise take Debian's.

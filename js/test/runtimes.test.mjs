@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The package in real runtimes: Deno, Bun, Cloudflare workerd (miniflare), headless Chromium and
-// Firefox, for the compress entry and for the session entries (context manager, compaction).
+// The package in real runtimes: Deno, Bun, Cloudflare workerd (miniflare), Chromium, Firefox and
+// WebKit, for the compress entry and for the session entries (context manager, compaction).
 // A missing runtime skips its test locally but fails it in CI (CI=true), so CI cannot pass by skipping.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { CHROMIUM_FLAGS } from './support/chromium.mjs';
+import { launchWebKit, WEBKIT_MINIBROWSER, webkitMissing } from './support/webkit.mjs';
 import { sharedUrl } from './support/shared-data.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -431,9 +432,10 @@ describe('Cloudflare workerd', () => {
   });
 });
 
-// The same pages in both engines a browser user is likely to have besides Safari: Chromium (V8)
-// through playwright-core, Firefox (SpiderMonkey; Debian's ESR) through puppeteer-core's WebDriver
-// BiDi, which drives a stock Firefox where Playwright needs its own build.
+// The same pages in the three browser engines: Chromium (V8) through playwright-core, Firefox
+// (SpiderMonkey; Debian's ESR) through puppeteer-core's WebDriver BiDi, which drives a stock Firefox
+// where Playwright needs its own build, and WebKit (JavaScriptCore, Safari's engine; WebKitGTK)
+// through WebKitWebDriver (support/webkit.mjs).
 const BROWSERS = [
   {
     name: 'Chromium',
@@ -464,7 +466,20 @@ const BROWSERS = [
       return { newPage: () => browser.newPage(), close: () => browser.close() };
     },
   },
+  {
+    // Safari's engine as Linux has it: WebKitGTK's MiniBrowser under WebKitWebDriver and Xvfb.
+    name: 'WebKit',
+    executable: [WEBKIT_MINIBROWSER],
+    apt: 'webkit2gtk-driver xvfb',
+    missing: webkitMissing,
+    open: () => launchWebKit(),
+  },
 ];
+const USER_AGENTS = {
+  Chromium: / (Headless)?Chrome\/\d+/,
+  Firefox: / Firefox\/\d+/,
+  WebKit: / Version\/[\d.]+ Safari\//,
+};
 
 for (const engine of BROWSERS) describe(engine.name, () => {
   const executable = engine.executable.find((p) => p && existsSync(p));
@@ -491,10 +506,14 @@ for (const engine of BROWSERS) describe(engine.name, () => {
    * function loading a page and returning its window.__cce report and page errors.
    */
   async function withBrowser(t, use) {
-    const driver = await importOptional(engine.driver);
+    const driver = engine.driver && (await importOptional(engine.driver));
     const name = engine.name.toLowerCase();
-    if (!requireRuntime(t, name, executable, `apt-get install -y ${engine.apt}`)) return;
-    if (!requireRuntime(t, engine.driver, driver, `npm install (devDependency "${engine.driver}")`))
+    const found = executable && !engine.missing?.();
+    if (!requireRuntime(t, name, found, `apt-get install -y ${engine.apt}`)) return;
+    if (
+      engine.driver &&
+      !requireRuntime(t, engine.driver, driver, `npm install (devDependency "${engine.driver}")`)
+    )
       return;
     const server = createServer((req, res) => {
       const path = new URL(req.url, 'http://x').pathname;
@@ -523,7 +542,7 @@ for (const engine of BROWSERS) describe(engine.name, () => {
         else await page.waitForFunction(loaded, { timeout: 30_000 });
         // The page ran in the engine this suite names, not in a fallback browser.
         const agent = await page.evaluate(() => navigator.userAgent);
-        assert.match(agent, engine.name === 'Firefox' ? / Firefox\/\d+/ : / (Headless)?Chrome\/\d+/);
+        assert.match(agent, USER_AGENTS[engine.name]);
         return { page, errors, report: await page.evaluate(() => window.__cce) };
       });
     } finally {
