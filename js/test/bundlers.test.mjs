@@ -2,9 +2,10 @@
 // The package as a browser app's dependency, through the bundlers the README names: Vite (its
 // production build and its dev server, which pre-bundles dependencies) and webpack 5. Each emits
 // the wasm modules as assets from the entries' `new URL('./x.wasm', import.meta.url)`, and the app
-// compresses, restores and runs a context manager in headless Chromium. The package is installed
-// from its tarball, as an app gets it from npm.
-// A missing Chromium skips locally but fails in CI (CI=true), so CI cannot pass by skipping.
+// compresses, restores and runs a context manager in each browser engine (Chromium, Firefox,
+// WebKit: support/browsers.mjs). The package is installed from its tarball, as an app gets it
+// from npm. The builds need Chromium at least; a missing browser skips locally but fails in CI
+// (CI=true), so CI cannot pass by skipping.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -13,7 +14,7 @@ import { extname, join, normalize } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { CHROMIUM_FLAGS } from './support/chromium.mjs';
+import { BROWSERS, browserMissing, launchBrowser, wrongEngine } from './support/browsers.mjs';
 import { installTarball, packTarball } from './support/packed.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,7 +68,7 @@ async function serve(dir) {
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() };
 }
 
-let browser;
+let browsers = []; // [engine, launched browser] for each engine found
 let dir;
 let project;
 before(async () => {
@@ -79,31 +80,43 @@ before(async () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   await installTarball(tarball, project);
   writeFileSync(join(project, 'main.js'), APP);
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_FLAGS });
+  for (const engine of BROWSERS) {
+    const missing = await browserMissing(engine);
+    if (missing && process.env.CI === 'true') assert.fail(`${missing} is missing in CI`);
+    if (!missing) browsers.push([engine, await launchBrowser(engine)]);
+  }
 });
 after(async () => {
-  await browser?.close();
+  for (const [, browser] of browsers) await browser.close();
+  browsers = [];
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens `url` and returns what the app wrote, with the page's errors. */
+/** Opens `url` in every browser and returns what the app wrote, the same in each (its page
+ * errors must be none). */
 async function runApp(url) {
-  const page = await browser.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  try {
-    await page.goto(url);
-    await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, {
-      timeout: 30_000,
-    });
-    const text = await page.textContent('#out');
-    assert.deepEqual(errors, []);
-    assert.ok(text.startsWith('{'), text);
-    return JSON.parse(text);
-  } finally {
-    await page.close();
+  let first;
+  for (const [engine, browser] of browsers) {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    try {
+      await page.goto(url);
+      await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', {
+        timeout: 30_000,
+      });
+      assert.equal(await wrongEngine(engine, page), undefined, `${engine.name} runs the page`);
+      const text = await page.evaluate(() => document.getElementById('out').textContent);
+      assert.deepEqual(errors, [], engine.name);
+      assert.ok(text.startsWith('{'), `${engine.name}: ${text}`);
+      const result = JSON.parse(text);
+      if (first === undefined) first = result;
+      else assert.deepEqual(result, first, `${engine.name} answers as ${browsers[0][0].name}`);
+    } finally {
+      await page.close?.();
+    }
   }
+  return first;
 }
 
 function requireChromium(t) {

@@ -21,8 +21,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { CHROMIUM_FLAGS } from './support/chromium.mjs';
-import { launchWebKit, WEBKIT_MINIBROWSER, webkitMissing } from './support/webkit.mjs';
+import { BROWSERS, browserMissing, launchBrowser, wrongEngine } from './support/browsers.mjs';
 import { sharedUrl } from './support/shared-data.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -432,57 +431,8 @@ describe('Cloudflare workerd', () => {
   });
 });
 
-// The same pages in the three browser engines: Chromium (V8) through playwright-core, Firefox
-// (SpiderMonkey; Debian's ESR) through puppeteer-core's WebDriver BiDi, which drives a stock Firefox
-// where Playwright needs its own build, and WebKit (JavaScriptCore, Safari's engine; WebKitGTK)
-// through WebKitWebDriver (support/webkit.mjs).
-const BROWSERS = [
-  {
-    name: 'Chromium',
-    executable: [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'],
-    apt: 'chromium',
-    driver: 'playwright-core',
-    async open(driver, executablePath, profile) {
-      const context = await driver.chromium.launchPersistentContext(profile, {
-        executablePath,
-        headless: true,
-        args: CHROMIUM_FLAGS,
-      });
-      return { newPage: () => context.newPage(), close: () => context.close() };
-    },
-  },
-  {
-    name: 'Firefox',
-    executable: [process.env.FIREFOX_PATH, '/usr/bin/firefox-esr', '/usr/bin/firefox'],
-    apt: 'firefox-esr',
-    driver: 'puppeteer-core',
-    async open(driver, executablePath, profile) {
-      const browser = await driver.default.launch({
-        browser: 'firefox',
-        executablePath,
-        headless: true,
-        userDataDir: profile,
-      });
-      return { newPage: () => browser.newPage(), close: () => browser.close() };
-    },
-  },
-  {
-    // Safari's engine as Linux has it: WebKitGTK's MiniBrowser under WebKitWebDriver and Xvfb.
-    name: 'WebKit',
-    executable: [WEBKIT_MINIBROWSER],
-    apt: 'webkit2gtk-driver xvfb',
-    missing: webkitMissing,
-    open: () => launchWebKit(),
-  },
-];
-const USER_AGENTS = {
-  Chromium: / (Headless)?Chrome\/\d+/,
-  Firefox: / Firefox\/\d+/,
-  WebKit: / Version\/[\d.]+ Safari\//,
-};
-
+// The same pages in the three browser engines (support/browsers.mjs).
 for (const engine of BROWSERS) describe(engine.name, () => {
-  const executable = engine.executable.find((p) => p && existsSync(p));
   const types = {
     '.html': 'text/html; charset=utf-8',
     '.js': 'text/javascript; charset=utf-8',
@@ -506,15 +456,8 @@ for (const engine of BROWSERS) describe(engine.name, () => {
    * function loading a page and returning its window.__cce report and page errors.
    */
   async function withBrowser(t, use) {
-    const driver = engine.driver && (await importOptional(engine.driver));
-    const name = engine.name.toLowerCase();
-    const found = executable && !engine.missing?.();
-    if (!requireRuntime(t, name, found, `apt-get install -y ${engine.apt}`)) return;
-    if (
-      engine.driver &&
-      !requireRuntime(t, engine.driver, driver, `npm install (devDependency "${engine.driver}")`)
-    )
-      return;
+    const missing = await browserMissing(engine);
+    if (!requireRuntime(t, engine.name, !missing, missing)) return;
     const server = createServer((req, res) => {
       const path = new URL(req.url, 'http://x').pathname;
       if (inputs[path] !== undefined)
@@ -528,27 +471,20 @@ for (const engine of BROWSERS) describe(engine.name, () => {
         .end(readFileSync(file));
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const profile = mkdtempSync(join(tmpdir(), `cce-${name}-`));
-    const browser = await engine.open(driver, executable, profile);
+    const browser = await launchBrowser(engine);
     try {
       await use(async (path) => {
         const page = await browser.newPage();
         const errors = [];
         page.on('pageerror', (e) => errors.push(String(e)));
         await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
-        const loaded = () => window.__cce !== undefined;
-        // Playwright takes (fn, arg, options), Puppeteer (fn, options).
-        if (engine.driver === 'playwright-core') await page.waitForFunction(loaded, null, { timeout: 30_000 });
-        else await page.waitForFunction(loaded, { timeout: 30_000 });
-        // The page ran in the engine this suite names, not in a fallback browser.
-        const agent = await page.evaluate(() => navigator.userAgent);
-        assert.match(agent, USER_AGENTS[engine.name]);
+        await page.waitForFunction(() => window.__cce !== undefined, { timeout: 30_000 });
+        assert.equal(await wrongEngine(engine, page), undefined, 'the page runs in its engine');
         return { page, errors, report: await page.evaluate(() => window.__cce) };
       });
     } finally {
       await browser.close();
       server.close();
-      rmSync(profile, { recursive: true, force: true });
     }
   }
 
