@@ -75,7 +75,7 @@ const steps = [
   { name: 'js tests under Node 18 (the oldest in engines: entries, formats, sessions)', cmd: 'build/node18/bin/node', args: ['--test', ...NODE18_SUITES.map((s) => `js/test/${s}.test.mjs`)], count: 'nodeTest' },
   laterNode(24, 'the active LTS'),
   laterNode(26, 'the current release'),
-  { name: 'demo tests (samples, chromium e2e)', cmd: 'node', args: ['--test', ...testFiles('demo/test')], count: 'nodeTest' },
+  { name: 'demo tests (samples; e2e in Chromium, Firefox, WebKit)', cmd: 'node', args: ['--test', ...testFiles('demo/test')], count: 'nodeTest' },
   { name: 'wasm conformance, speed build (public corpus)', cmd: 'node', args: ['scripts/conformance.mjs', join(shared, 'conformance/public')], count: 'plain' },
   { name: 'wasm conformance, speed build (scale session)', cmd: 'node', args: ['scripts/conformance.mjs', '--scale', join(shared, 'conformance/scale')], count: 'plain' },
   { name: 'wasm conformance, size build (public corpus)', cmd: 'node', args: ['scripts/conformance.mjs', join(shared, 'conformance/public'), '--wasm', 'dist/cce.wasm'], count: 'plain' },
