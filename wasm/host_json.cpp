@@ -4,6 +4,7 @@
 // (session_bindings.cpp), this leaves the reader out of the modules.
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "json_io.h"
@@ -21,7 +22,7 @@ Result<json::Value> parseJsonText(std::u16string_view text) {
   if (block == 0) return Error{ErrorCode::InvalidInput, "not JSON", ""};
   const char* at = reinterpret_cast<const char*>(block);
   std::uint32_t length;
-  __builtin_memcpy(&length, at, 4);
+  std::memcpy(&length, at, 4);
   Result<json::Value> parsed = readValueBytes({at + 4, length});
   std::free(reinterpret_cast<void*>(block));
   return parsed;

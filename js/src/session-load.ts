@@ -150,13 +150,18 @@ const decoder = new TextDecoder();
  * One call of a plain export: the request's value bytes go into memory the module allocates (and
  * frees after the call), the answer is read where the two words the call returns locate it.
  */
-function runEntry(raw: CceSessionModule, entry: 'contextJson' | 'compactionJson', value: unknown): string {
+function runEntry(
+  raw: CceSessionModule,
+  entry: 'contextJson' | 'compactionJson',
+  value: unknown,
+): string {
   // The engine parses tool-call arguments with this (wasm/host_json.cpp); a re-created instance
   // is a new module object, so it is set wherever it is missing.
   raw.parseJsonText ??= (text, length) => hostParseJson(raw, text, length);
   const [pointer, length] = writeValueBytes(raw, value);
   sessionTraffic.sent += length;
-  const at = (entry === 'contextJson' ? raw._contextRequest : raw._compactionRequest)(pointer, length);
+  const call = entry === 'contextJson' ? raw._contextRequest : raw._compactionRequest;
+  const at = call(pointer, length);
   // Freed only after a call that returned: after a trap the instance is dropped whole.
   raw._free(pointer);
   const heap = raw.HEAPU32; // re-read: the call may have grown memory

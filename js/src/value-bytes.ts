@@ -113,7 +113,11 @@ function write(value: unknown): void {
  * Throws NotValueBytes for a value nested too deeply or holding a non-finite number, and a
  * RangeError when the module is out of memory.
  */
-export function writeValueBytes(raw: CceSessionModule, value: unknown, header = 0): [number, number] {
+export function writeValueBytes(
+  raw: CceSessionModule,
+  value: unknown,
+  header = 0,
+): [number, number] {
   const length = 4 + sizeOf(value, 0);
   const block = raw._malloc(header + length);
   if (block === 0) throw new RangeError('the session engine is out of memory');
