@@ -67,8 +67,6 @@ std::string errorCodesJson() {
 
 namespace {
 
-Value number(double d) { return Value::fromNumber(d); }
-
 // A missing id of the materialised JSON output: strings stay strings, numbers numbers (the text
 // is the shortest round-trip form, so parsing it restores the exact double; a non-finite number
 // has no JSON form and becomes null, as JSON.stringify writes it).
@@ -645,14 +643,12 @@ std::string uncompressJson(std::string_view requestText) {
   for (std::size_t handle : result.messages) {
     list.items.push_back(handle < n ? messages->items[handle] : store->members[handle - n].value);
   }
-  out.members.push_back({u"messages", std::move(list)});
-  out.members.push_back(
-      {u"messages_expanded", number(static_cast<double>(result.messagesExpanded))});
-  out.members.push_back(
-      {u"messages_passthrough", number(static_cast<double>(result.messagesPassthrough))});
+  out.append(u"messages", std::move(list));
+  out.appendNumber(u"messages_expanded", static_cast<double>(result.messagesExpanded));
+  out.appendNumber(u"messages_passthrough", static_cast<double>(result.messagesPassthrough));
   Value missing = Value::array();
   for (const Scalar& id : result.missingIds) missing.items.push_back(scalarValue(id));
-  out.members.push_back({u"missing_ids", std::move(missing)});
+  out.append(u"missing_ids", std::move(missing));
   return okEnvelope("output", out);
 }
 

@@ -61,14 +61,14 @@ Value provenanceValue(const Provenance& p, const std::vector<json::ValuePtr>& in
     const Value* id = inputs[s]->find(u"id");
     ids.items.push_back(id ? *id : Value::null());
   }
-  o.members.push_back({u"ids", std::move(ids)});
-  o.members.push_back({u"summary_id", Value::fromString(p.summaryId)});
+  o.append(u"ids", std::move(ids));
+  o.appendString(u"summary_id", p.summaryId);
   if (!p.parentIds.empty()) {
     Value parents = Value::array();
     for (const U16& id : p.parentIds) parents.items.push_back(Value::fromString(id));
-    o.members.push_back({u"parent_ids", std::move(parents)});
+    o.append(u"parent_ids", std::move(parents));
   }
-  o.members.push_back({u"version", Value::fromNumber(p.version)});
+  o.appendNumber(u"version", p.version);
   return o;
 }
 
@@ -464,9 +464,9 @@ Value materializeCompressResult(const CompressResult& result,
   for (const OutputMessage& out : result.messages) {
     messages.items.push_back(materializeMessage(out, inputs, views));
   }
-  root.members.push_back({u"messages", std::move(messages)});
+  root.append(u"messages", std::move(messages));
 
-  root.members.push_back({u"compression", compressionValue(result.compression)});
+  root.append(u"compression", compressionValue(result.compression));
 
   // A repeated key overwrites in place, as `verbatim[id] = m` does in JS.
   Value verbatim = Value::object();
@@ -481,12 +481,12 @@ Value materializeCompressResult(const CompressResult& result,
       verbatim.members[it->second].value = std::move(stored);
     }
   }
-  root.members.push_back({u"verbatim", std::move(verbatim)});
+  root.append(u"verbatim", std::move(verbatim));
 
   if (result.budget) {
-    root.members.push_back({u"fits", Value::fromBool(result.budget->fits)});
-    root.members.push_back({u"tokenCount", Value::fromNumber(result.budget->tokenCount)});
-    root.members.push_back({u"recencyWindow", Value::fromNumber(result.budget->recencyWindow)});
+    root.appendBool(u"fits", result.budget->fits);
+    root.appendNumber(u"tokenCount", result.budget->tokenCount);
+    root.appendNumber(u"recencyWindow", result.budget->recencyWindow);
     // Only the safe mode fills it (when the budget cannot be met). Without the input objects (the
     // plan form, whose host rebuilds messages itself) the indices go out as `blocking` instead.
     const std::vector<std::size_t>& blocking = result.budget->blocking;
@@ -495,7 +495,7 @@ Value materializeCompressResult(const CompressResult& result,
       for (std::size_t i : blocking) {
         indices.items.push_back(Value::fromNumber(static_cast<double>(i)));
       }
-      root.members.push_back({u"blocking", std::move(indices)});
+      root.append(u"blocking", std::move(indices));
     } else if (!blocking.empty()) {
       Value ids = Value::array();
       ids.items.reserve(blocking.size());
@@ -503,7 +503,7 @@ Value materializeCompressResult(const CompressResult& result,
         const Value* id = i < inputs.size() ? inputs[i]->find(u"id") : nullptr;
         ids.items.push_back(id ? *id : Value::null());
       }
-      root.members.push_back({u"blockingIds", std::move(ids)});
+      root.append(u"blockingIds", std::move(ids));
     }
   }
   return root;

@@ -21,6 +21,10 @@ Error invalid(std::string message, std::string path) {
   return Error{ErrorCode::InvalidInput, std::move(message), std::move(path)};
 }
 
+Error invalid(const char* message, const char* path) {
+  return Error{ErrorCode::InvalidInput, message, path};
+}
+
 const Error& noError() {
   static const Error none;
   return none;

@@ -32,6 +32,9 @@ struct Error {
 /// An InvalidInput error. Out of line (status.cpp): every request reader and validator builds
 /// these at many checks, and inlined each check carried its own copy of the string moves.
 Error invalid(std::string message, std::string path);
+/// The same of two literals: a call passes two pointers, where the form above built and freed two
+/// strings at each site.
+Error invalid(const char* message, const char* path);
 
 /// What Result<T>::error() gives for a successful result.
 const Error& noError();

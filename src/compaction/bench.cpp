@@ -55,7 +55,7 @@ Value documentOf(const Value& messages) {
   auto add = [&](const char16_t* type, Value e, bool user) {
     if (turns.items.empty() || (user && sawResponse)) {
       Value turn = Value::object();
-      turn.members.push_back({u"events", Value::array()});
+      turn.append(u"events", Value::array());
       turns.items.push_back(std::move(turn));
       sawResponse = false;
     }
@@ -68,7 +68,7 @@ Value documentOf(const Value& messages) {
     const Value* content = m.find(u"content");
     Value text = Value::object();
     if (content != nullptr && (content->isString() || content->isArray())) {
-      text.members.push_back({u"content", *content});
+      text.append(u"content", Value(*content));
     }
     if (role == nullptr) continue;
     if (*role == u"system" || *role == u"developer") {
@@ -77,13 +77,13 @@ Value documentOf(const Value& messages) {
       add(u"user", std::move(text), true);
     } else if (*role == u"tool") {
       if (const std::u16string* id = stringMember(m, u"tool_call_id")) {
-        text.members.push_back({u"id", Value::fromString(*id)});
+        text.appendString(u"id", *id);
       }
       add(u"toolResponse", std::move(text), false);
     } else if (*role == u"assistant") {
       if (const std::u16string* r = stringMember(m, u"reasoning_content")) {
         Value e = Value::object();
-        e.members.push_back({u"content", Value::fromString(*r)});
+        e.appendString(u"content", *r);
         add(u"reasoning", std::move(e), false);
       }
       add(u"assistant", std::move(text), false);
@@ -94,17 +94,17 @@ Value documentOf(const Value& messages) {
         if (name == nullptr) continue;
         Value e = Value::object();
         if (const std::u16string* id = stringMember(call, u"id")) {
-          e.members.push_back({u"id", Value::fromString(*id)});
+          e.appendString(u"id", *id);
         }
-        e.members.push_back({u"name", Value::fromString(*name)});
-        if (const Value* args = fn->find(u"arguments")) e.members.push_back({u"arguments", *args});
+        e.appendString(u"name", *name);
+        if (const Value* args = fn->find(u"arguments")) e.append(u"arguments", Value(*args));
         add(u"toolRequest", std::move(e), false);
       }
     }
   }
   Value doc = Value::object();
-  doc.members.push_back({u"turns", std::move(turns)});
-  doc.members.push_back({u"compactions", Value::array()});
+  doc.append(u"turns", std::move(turns));
+  doc.append(u"compactions", Value::array());
   return doc;
 }
 
@@ -189,7 +189,7 @@ CompactionBenchRow benchFile(const CompactionBenchInput& file, int repeats) {
         row.turns += p.conversation.turnCount();
         row.events += p.conversation.events.size();
         Value request = Value::object();
-        request.members.push_back({u"op", Value::fromString(u"project")});
+        request.appendString(u"op", u"project");
         Value doc = p.document;
         Value log = Value::array();
         if (!p.defaultOnly.empty()) {
@@ -198,7 +198,7 @@ CompactionBenchRow benchFile(const CompactionBenchInput& file, int repeats) {
           log.items.push_back(createCompaction(p.conversation, cr, SummarizeFn())->compaction);
         }
         doc.set(u"compactions", std::move(log));
-        request.members.push_back({u"conversation", std::move(doc)});
+        request.append(u"conversation", std::move(doc));
         p.projectRequest = js::toJson(request);
       }
     }

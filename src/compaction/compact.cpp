@@ -428,23 +428,23 @@ Result<CompactOutcome> createCompaction(const Conversation& c, const CompactRequ
 
   Value& event = out.compaction = Value::object();
   auto index = [](std::size_t n) { return Value::fromNumber(static_cast<double>(n)); };
-  if (r.timestamp) event.members.push_back({u"timestamp", *r.timestamp});
-  event.members.push_back({u"fromTurn", index(from)});
-  event.members.push_back({u"toTurn", index(to)});
+  if (r.timestamp) event.append(u"timestamp", Value(*r.timestamp));
+  event.append(u"fromTurn", index(from));
+  event.append(u"toTurn", index(to));
   if (summary != Summary::Off) {
     Value s = Value::object();
-    s.members.push_back({u"summary", Value::fromString(std::move(summaryText))});
-    event.members.push_back({u"summary", std::move(s)});
+    s.appendString(u"summary", std::move(summaryText));
+    event.append(u"summary", std::move(s));
   }
-  if (stripReasoning) event.members.push_back({u"reasoning", Value::fromString(u"strip")});
-  if (toolCalls) event.members.push_back({u"toolCalls", std::move(*toolCalls)});
-  if (r.tools == Setting::On) event.members.push_back({u"tools", r.toolsValue});
-  if (profile != nullptr) event.members.push_back({u"profile", Value::fromString(profile->name)});
+  if (stripReasoning) event.appendString(u"reasoning", u"strip");
+  if (toolCalls) event.append(u"toolCalls", std::move(*toolCalls));
+  if (r.tools == Setting::On) event.append(u"tools", Value(r.toolsValue));
+  if (profile != nullptr) event.appendString(u"profile", profile->name);
   if (out.extended) {
     Value requested = Value::object();
-    requested.members.push_back({u"fromTurn", index(out.requestedFrom)});
-    requested.members.push_back({u"toTurn", index(out.requestedTo)});
-    event.members.push_back({u"requested", std::move(requested)});
+    requested.append(u"fromTurn", index(out.requestedFrom));
+    requested.append(u"toTurn", index(out.requestedTo));
+    event.append(u"requested", std::move(requested));
   }
   Result<Compaction> parsed = readCompaction(event, c.turnCount(), "");
   if (!parsed) {

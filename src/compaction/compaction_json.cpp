@@ -34,8 +34,8 @@ Result<Conversation> conversationOf(const Value& request, const Value** document
 // An events view ({"turns", "source"?}); `source` (the conversation's, may be null) is moved in.
 Value viewOf(Projection projection, Value* source) {
   Value view = Value::object();
-  view.members.push_back({u"turns", std::move(projection.turns)});
-  if (source != nullptr) view.members.push_back({u"source", std::move(*source)});
+  view.append(u"turns", std::move(projection.turns));
+  if (source != nullptr) view.append(u"source", std::move(*source));
   return view;
 }
 
@@ -51,8 +51,8 @@ std::string runProject(Value& request) {
   Projection projection = project(c.value(), c->compactions);
   const double tokens = projection.tokens;
   Value out = Value::object();
-  out.members.push_back({u"view", viewOf(std::move(projection), mutableSource(request))});
-  out.members.push_back({u"tokens", number(tokens)});
+  out.append(u"view", viewOf(std::move(projection), mutableSource(request)));
+  out.appendNumber(u"tokens", tokens);
   return okEnvelope("output", out);
 }
 
@@ -105,21 +105,21 @@ std::string runCompact(Value& request, bool dryRun) {
   CompactOutcome& outcome = made.value();
   if (outcome.pending) {
     Value item = Value::object();
-    item.members.push_back({u"text", Value::fromString(std::move(outcome.pendingSummary.text))});
-    item.members.push_back({u"budget", number(static_cast<double>(outcome.pendingSummary.budget))});
+    item.appendString(u"text", std::move(outcome.pendingSummary.text));
+    item.appendNumber(u"budget", static_cast<double>(outcome.pendingSummary.budget));
     Value list = Value::array();
     list.items.push_back(std::move(item));
     Value pending = Value::object();
-    pending.members.push_back({u"summaries", std::move(list)});
+    pending.append(u"summaries", std::move(list));
     return okEnvelope("pending", pending);
   }
 
   // Nothing to compact (the bounds leave no turn): a null compaction, the view as it is.
   Value out = Value::object();
-  out.members.push_back({u"compaction", outcome.empty ? Value() : std::move(outcome.compaction)});
-  out.members.push_back({u"index", outcome.empty ? Value()
-                                                 : number(static_cast<double>(c->compactions.size()))});
-  out.members.push_back({u"extended", Value::fromBool(outcome.extended)});
+  out.append(u"compaction", outcome.empty ? Value() : std::move(outcome.compaction));
+  out.append(u"index",
+             outcome.empty ? Value() : number(static_cast<double>(c->compactions.size())));
+  out.appendBool(u"extended", outcome.extended);
   if (!dryRun) return okEnvelope("output", out);
 
   const double raw = project(c.value(), {}, false).tokens;
@@ -128,12 +128,12 @@ std::string runCompact(Value& request, bool dryRun) {
   if (!outcome.empty) with.push_back(std::move(outcome.parsed));
   Projection projection = project(c.value(), with);
   const double after = projection.tokens;
-  out.members.push_back({u"view", viewOf(std::move(projection), mutableSource(request))});
+  out.append(u"view", viewOf(std::move(projection), mutableSource(request)));
   Value tokens = Value::object();
-  tokens.members.push_back({u"raw", number(raw)});
-  tokens.members.push_back({u"before", number(before)});
-  tokens.members.push_back({u"after", number(after)});
-  out.members.push_back({u"tokens", std::move(tokens)});
+  tokens.appendNumber(u"raw", raw);
+  tokens.appendNumber(u"before", before);
+  tokens.appendNumber(u"after", after);
+  out.append(u"tokens", std::move(tokens));
   return okEnvelope("output", out);
 }
 
@@ -169,8 +169,8 @@ std::string runUndo(Value& request) {
     (removeAll || k == index ? removed : kept).items.push_back(event);
   }
   Value out = Value::object();
-  out.members.push_back({u"compactions", std::move(kept)});
-  out.members.push_back({u"removed", std::move(removed)});
+  out.append(u"compactions", std::move(kept));
+  out.append(u"removed", std::move(removed));
   return okEnvelope("output", out);
 }
 

@@ -190,7 +190,7 @@ Projection project(const Conversation& c, const std::vector<Compaction>& compact
   for (std::size_t t = 0; t < turnCount; ++t) {
     Value events = Value::array();
     Value turn = Value::object();
-    turn.members.push_back({u"turn", number(t)});
+    turn.appendNumber(u"turn", t);
     const std::size_t owner = summaryOwner[t];
     if (owner != kNone) {
       if (summaryPlaced[owner]) continue;
@@ -204,14 +204,14 @@ Projection project(const Conversation& c, const std::vector<Compaction>& compact
       count(estimateTokens(x.summary));
       if (!buildView) continue;
       Value range = Value::object();
-      range.members.push_back({u"fromTurn", number(x.fromTurn)});
-      range.members.push_back({u"toTurn", number(x.toTurn)});
-      turn.members.push_back({u"summaryOf", std::move(range)});
+      range.appendNumber(u"fromTurn", x.fromTurn);
+      range.appendNumber(u"toTurn", x.toTurn);
+      turn.append(u"summaryOf", std::move(range));
       auto synthetic = [&](const char16_t* type, std::u16string content) {
         Value event = Value::object();
-        event.members.push_back({u"type", Value::fromString(type)});
-        event.members.push_back({u"content", Value::fromString(std::move(content))});
-        event.members.push_back({u"compactedBy", number(owner)});
+        event.appendString(u"type", type);
+        event.appendString(u"content", std::move(content));
+        event.appendNumber(u"compactedBy", owner);
         events.items.push_back(std::move(event));
       };
       synthetic(u"user", kSummaryRequestText);
@@ -253,7 +253,7 @@ Projection project(const Conversation& c, const std::vector<Compaction>& compact
       }
     }
     if (!buildView) continue;
-    turn.members.push_back({u"events", std::move(events)});
+    turn.append(u"events", std::move(events));
     out.turns.items.push_back(std::move(turn));
   }
   return out;

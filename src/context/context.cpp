@@ -195,8 +195,8 @@ double countMessage(const Config& config, Host& host, const Value& message) {
 
 Value canonicalSummaryMessage(const U16& content) {
   Value m = Value::object();
-  m.members.push_back({u"role", Value::fromString(u"system")});
-  m.members.push_back({u"content", Value::fromString(content)});
+  m.appendString(u"role", u"system");
+  m.appendString(u"content", content);
   return m;
 }
 
@@ -404,13 +404,13 @@ Value summaryMessage(const Ledger& l, const Segment& run, const char16_t* role) 
     ids.items.push_back(Value::fromString(l.checkpoints[k].id));
   }
   Value metadata = Value::object();
-  metadata.members.push_back({u"covered_until", Value::fromNumber(static_cast<double>(run.end))});
-  metadata.members.push_back({u"checkpoints", std::move(ids)});
+  metadata.appendNumber(u"covered_until", static_cast<double>(run.end));
+  metadata.append(u"checkpoints", std::move(ids));
   Value m = Value::object();
-  m.members.push_back({u"id", Value::fromString(u"cce-summary-" + l.checkpoints[run.firstCp].id)});
-  m.members.push_back({u"role", Value::fromString(role)});
-  m.members.push_back({u"content", Value::fromString(u"")});  // filled when sent (viewOf)
-  m.members.push_back({u"metadata", std::move(metadata)});
+  m.appendString(u"id", u"cce-summary-" + l.checkpoints[run.firstCp].id);
+  m.appendString(u"role", role);
+  m.appendString(u"content", u"");  // filled when sent (viewOf)
+  m.append(u"metadata", std::move(metadata));
   return m;
 }
 
@@ -884,16 +884,16 @@ Checkpoint newCheckpoint(const Frame& f, Ledger& l, std::size_t start, std::size
 
 Value rangeValue(std::size_t start, std::size_t end) {
   Value r = Value::object();
-  r.members.push_back({u"start", Value::fromNumber(static_cast<double>(start))});
-  r.members.push_back({u"end", Value::fromNumber(static_cast<double>(end))});
+  r.appendNumber(u"start", static_cast<double>(start));
+  r.appendNumber(u"end", static_cast<double>(end));
   return r;
 }
 
 Value event(const char16_t* type, const U16& id, const Value& now) {
   Value e = Value::object();
-  e.members.push_back({u"type", Value::fromString(type)});
-  e.members.push_back({u"checkpoint", Value::fromString(id)});
-  e.members.push_back({u"at", now});
+  e.appendString(u"type", type);
+  e.appendString(u"checkpoint", id);
+  e.append(u"at", Value(now));
   return e;
 }
 
@@ -1122,31 +1122,35 @@ U16View summaryBody(const Checkpoint& cp) {
 
 // ---- checks -------------------------------------------------------------------------------------
 
+namespace {
+// Out of line and over pointers: checkConfig names a setting and its rule at eight checks.
+Error badSetting(const char* field, const char* rule) {
+  return invalid(std::string("config.") + field + " " + rule, std::string("/config/") + field);
+}
+}  // namespace
+
 Result<bool> checkConfig(const Config& c) {
-  auto bad = [](const std::string& field, const std::string& rule) {
-    return Error{ErrorCode::InvalidInput, "config." + field + " " + rule, "/config/" + field};
-  };
   auto finite = [](double d) { return std::isfinite(d); };
   if (!finite(c.contextWindow) || c.contextWindow <= 0) {
-    return bad("contextWindow", "must be a positive number");
+    return badSetting("contextWindow", "must be a positive number");
   }
   if (c.systemPromptTokens && (!finite(*c.systemPromptTokens) || *c.systemPromptTokens < 0)) {
-    return bad("systemPromptTokens", "must be a non-negative number");
+    return badSetting("systemPromptTokens", "must be a non-negative number");
   }
   if (!finite(c.promptBudget) || c.promptBudget < 0) {
-    return bad("promptBudget", "must be a non-negative number");
+    return badSetting("promptBudget", "must be a non-negative number");
   }
   if (!finite(c.safetyMargin) || c.safetyMargin < 0) {
-    return bad("safetyMargin", "must be a non-negative number");
+    return badSetting("safetyMargin", "must be a non-negative number");
   }
   if (!finite(c.threshold) || c.threshold <= 0 || c.threshold > 1) {
-    return bad("threshold", "must be in (0, 1]");
+    return badSetting("threshold", "must be in (0, 1]");
   }
   if (c.summaryInputTokens && (!finite(*c.summaryInputTokens) || *c.summaryInputTokens <= 0)) {
-    return bad("summaryInputTokens", "must be a positive number");
+    return badSetting("summaryInputTokens", "must be a positive number");
   }
-  if (c.maxCheckpoints < 1) return bad("maxCheckpoints", "must be at least 1");
-  if (c.ageAfter < 1) return bad("ageAfter", "must be at least 1");
+  if (c.maxCheckpoints < 1) return badSetting("maxCheckpoints", "must be at least 1");
+  if (c.ageAfter < 1) return badSetting("ageAfter", "must be at least 1");
   double available =
       c.contextWindow - c.systemPromptTokens.value_or(0) - c.promptBudget - c.safetyMargin;
   if (available <= 0) {
@@ -1162,13 +1166,12 @@ Result<bool> checkConfig(const Config& c) {
 Result<bool> checkState(const State& st) {
   if (Result<bool> ok = checkConfig(st.config); !ok) return ok;
   if (st.tokens.size() != st.messages.size()) {
-    return Error{ErrorCode::InvalidInput, "state.tokens must give one count per message",
-                 "/state/tokens"};
+    return invalid("state.tokens must give one count per message", "/state/tokens");
   }
   for (std::size_t i = 0; i < st.tokens.size(); ++i) {
     if (!std::isfinite(st.tokens[i]) || st.tokens[i] < 0) {
-      return Error{ErrorCode::InvalidInput, "state.tokens must be non-negative numbers",
-                   format("/state/tokens/{}", {asNumber(i)})};
+      return invalid("state.tokens must be non-negative numbers",
+                     format("/state/tokens/{}", {asNumber(i)}));
     }
   }
   const std::size_t n = st.messages.size();
@@ -1183,24 +1186,21 @@ Result<bool> checkState(const State& st) {
     std::string path = format("/state/checkpoints/{}", {asNumber(k)});
     if (cp.start < pos || cp.end <= cp.start || cp.end > n || !atGroupStart(cp.start) ||
         !atGroupStart(cp.end)) {
-      return Error{ErrorCode::InvalidInput,
-                   format("state.checkpoints[{}].messageRange must be ordered, disjoint and at "
-                          "atomic-group starts",
-                          {asNumber(k)}),
-                   path + "/messageRange"};
+      return invalid(format("state.checkpoints[{}].messageRange must be ordered, disjoint and at "
+                            "atomic-group starts",
+                            {asNumber(k)}),
+                     path + "/messageRange");
     }
     if (cp.originalMessageIds.size() != cp.end - cp.start) {
-      return Error{ErrorCode::InvalidInput,
-                   format("state.checkpoints[{}].originalMessageIds does not match its range",
-                          {asNumber(k)}),
-                   path + "/originalMessageIds"};
+      return invalid(format("state.checkpoints[{}].originalMessageIds does not match its range",
+                            {asNumber(k)}),
+                     path + "/originalMessageIds");
     }
     // Against the earlier ids in order: the views of a state already compare its checkpoints
     // pairwise (their summary runs), so this adds no cost of a higher order, and no tree code.
     for (std::size_t j = 0; j < k; ++j) {
       if (st.ledger.checkpoints[j].id == cp.id) {
-        return Error{ErrorCode::InvalidInput, "state.checkpoints ids must be unique",
-                     path + "/id"};
+        return invalid("state.checkpoints ids must be unique", path + "/id");
       }
     }
     pos = cp.end;
@@ -1215,15 +1215,13 @@ Result<bool> addMessages(State& st, std::vector<Value> messages, Host& host) {
   counts.reserve(messages.size());
   for (std::size_t i = 0; i < messages.size(); ++i) {
     if (!messages[i].isObject()) {
-      return Error{ErrorCode::InvalidInput,
-                   format("add(): messages[{}] must be an object", {asNumber(i)}),
-                   format("/messages/{}", {asNumber(i)})};
+      return invalid(format("add(): messages[{}] must be an object", {asNumber(i)}),
+                     format("/messages/{}", {asNumber(i)}));
     }
     const Value* role = messages[i].find(u"role");
     if (!role || !role->isString()) {
-      return Error{ErrorCode::InvalidInput,
-                   format("add(): messages[{}].role must be a string", {asNumber(i)}),
-                   format("/messages/{}/role", {asNumber(i)})};
+      return invalid(format("add(): messages[{}].role must be a string", {asNumber(i)}),
+                     format("/messages/{}/role", {asNumber(i)}));
     }
     counts.push_back(countMessage(st.config, host, messages[i]));
   }
@@ -1322,12 +1320,11 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
   std::vector<Value> events;
   {
     Value ev = event(u"create", createdId, now);
-    ev.members.push_back({u"compressionNumber", Value::fromNumber(number)});
-    ev.members.push_back({u"messageRange", rangeValue(s, e)});
-    ev.members.push_back({u"level", Value::fromString(u16(levelName(level)))});
+    ev.appendNumber(u"compressionNumber", number);
+    ev.append(u"messageRange", rangeValue(s, e));
+    ev.appendString(u"level", u16(levelName(level)));
     if (trimmedGroups) {
-      ev.members.push_back(
-          {u"trimmedGroups", Value::fromNumber(static_cast<double>(trimmedGroups))});
+      ev.appendNumber(u"trimmedGroups", static_cast<double>(trimmedGroups));
     }
     events.push_back(std::move(ev));
   }
@@ -1380,8 +1377,8 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     Value from = Value::array();
     from.items.push_back(Value::fromString(a.id));
     from.items.push_back(Value::fromString(b.id));
-    ev.members.push_back({u"from", std::move(from)});
-    ev.members.push_back({u"messageRange", rangeValue(merged.start, merged.end)});
+    ev.append(u"from", std::move(from));
+    ev.append(u"messageRange", rangeValue(merged.start, merged.end));
     events.push_back(std::move(ev));
     resummarise.push_back(merged.id);
     out.merged.push_back(merged.id);
@@ -1394,8 +1391,8 @@ CompressOutcome compress(State& st, const Value& now, Host& host) {
     }
     Level lower = static_cast<Level>(static_cast<int>(cp.level) - 1);
     Value ev = event(u"age", cp.id, now);
-    ev.members.push_back({u"from", Value::fromString(u16(levelName(cp.level)))});
-    ev.members.push_back({u"to", Value::fromString(u16(levelName(lower)))});
+    ev.appendString(u"from", u16(levelName(cp.level)));
+    ev.appendString(u"to", u16(levelName(lower)));
     events.push_back(std::move(ev));
     cp.level = lower;
     resummarise.push_back(cp.id);
@@ -1483,9 +1480,8 @@ Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Ho
       why = cp.status == u"merged" ? "it was merged into " + js::toUtf8(cp.replacedBy)
                                    : "it was already undone";
     }
-    return Error{ErrorCode::InvalidInput,
-                 "undo(): checkpoint \"" + js::toUtf8(id) + "\" is not active: " + why,
-                 "/checkpoint"};
+    return invalid("undo(): checkpoint \"" + js::toUtf8(id) + "\" is not active: " + why,
+                   "/checkpoint");
   }
   UndoOutcome out{*it, {}};
   out.checkpoint.status = u"undone";
@@ -1493,7 +1489,7 @@ Result<UndoOutcome> undo(State& st, std::u16string_view id, const Value& now, Ho
   splice(next.checkpoints, static_cast<std::size_t>(it - next.checkpoints.begin()),
          static_cast<std::size_t>(it - next.checkpoints.begin()) + 1, nullptr);
   Value ev = event(u"undo", out.checkpoint.id, now);
-  ev.members.push_back({u"messageRange", rangeValue(out.checkpoint.start, out.checkpoint.end)});
+  ev.append(u"messageRange", rangeValue(out.checkpoint.start, out.checkpoint.end));
   next.events.push_back(std::move(ev));
   const Frame f(st);
   refreshSummaryTokens(f, next, host);

@@ -28,13 +28,6 @@ Value text(const std::string& utf8) { return Value::fromString(js::fromUtf8(utf8
 
 std::string utf8(std::u16string_view s) { return js::toUtf8(s); }
 
-// The InvalidInput errors whose message and path are both literals: a call passes two pointers,
-// where one of invalid(std::string, std::string) built and freed two strings at each site.
-using cce::invalid;
-Error invalid(const char* message, const char* path) {
-  return invalid(std::string(message), std::string(path));
-}
-
 // Field readers: absent (or null) keeps the default; a wrong type is an InvalidInput at `path/key`.
 struct Reader {
   const Value& object;
@@ -129,22 +122,19 @@ Result<bool> parseConfig(const Value* value, const std::string& path, Config& c)
 
 Value configJson(const Config& c) {
   Value o = Value::object();
-  o.members.push_back({u"contextWindow", number(c.contextWindow)});
-  if (c.systemPromptTokens)
-    o.members.push_back({u"systemPromptTokens", number(*c.systemPromptTokens)});
-  o.members.push_back({u"promptBudget", number(c.promptBudget)});
-  o.members.push_back({u"safetyMargin", number(c.safetyMargin)});
-  o.members.push_back({u"threshold", number(c.threshold)});
-  o.members.push_back({u"keepLast", size(c.keepLast)});
-  o.members.push_back({u"keepFirst", size(c.keepFirst)});
-  if (c.summaryInputTokens)
-    o.members.push_back({u"summaryInputTokens", number(*c.summaryInputTokens)});
-  o.members.push_back({u"maxCheckpoints", size(c.maxCheckpoints)});
-  o.members.push_back({u"ageAfter", size(c.ageAfter)});
-  o.members.push_back({u"tokenCounter", Value::fromBool(c.tokenCounter)});
-  o.members.push_back({u"summarizer", Value::fromBool(c.summarizer)});
-  o.members.push_back(
-      {u"tokenEstimate", Value::fromString(c.scriptEstimate ? u"script" : u"chars")});
+  o.appendNumber(u"contextWindow", c.contextWindow);
+  if (c.systemPromptTokens) o.appendNumber(u"systemPromptTokens", *c.systemPromptTokens);
+  o.appendNumber(u"promptBudget", c.promptBudget);
+  o.appendNumber(u"safetyMargin", c.safetyMargin);
+  o.appendNumber(u"threshold", c.threshold);
+  o.append(u"keepLast", size(c.keepLast));
+  o.append(u"keepFirst", size(c.keepFirst));
+  if (c.summaryInputTokens) o.appendNumber(u"summaryInputTokens", *c.summaryInputTokens);
+  o.append(u"maxCheckpoints", size(c.maxCheckpoints));
+  o.append(u"ageAfter", size(c.ageAfter));
+  o.appendBool(u"tokenCounter", c.tokenCounter);
+  o.appendBool(u"summarizer", c.summarizer);
+  o.appendString(u"tokenEstimate", c.scriptEstimate ? u"script" : u"chars");
   return o;
 }
 
@@ -230,9 +220,9 @@ Value progressJson(const std::vector<ProgressEvent>& events) {
   Value a = Value::array();
   for (const ProgressEvent& e : events) {
     Value o = Value::object();
-    o.members.push_back({u"stage", Value::fromString(js::fromAscii(e.code))});
-    o.members.push_back({u"percent", number(e.percent)});
-    o.members.push_back({u"message", text(e.message)});
+    o.appendString(u"stage", js::fromAscii(e.code));
+    o.appendNumber(u"percent", e.percent);
+    o.append(u"message", text(e.message));
     a.items.push_back(std::move(o));
   }
   return a;
@@ -240,25 +230,25 @@ Value progressJson(const std::vector<ProgressEvent>& events) {
 
 Value validationJson(const Validation& v) {
   Value o = Value::object();
-  o.members.push_back({u"fits", Value::fromBool(v.fits)});
-  o.members.push_back({u"underThreshold", Value::fromBool(v.underThreshold)});
-  o.members.push_back({u"tokens", number(v.tokens)});
-  o.members.push_back({u"available", number(v.available)});
+  o.appendBool(u"fits", v.fits);
+  o.appendBool(u"underThreshold", v.underThreshold);
+  o.appendNumber(u"tokens", v.tokens);
+  o.appendNumber(u"available", v.available);
   Value reasons = Value::array();
   for (const Reason& r : v.reasons) {
     Value item = Value::object();
-    item.members.push_back({u"code", text(r.code)});
-    item.members.push_back({u"message", text(r.message)});
+    item.append(u"code", text(r.code));
+    item.append(u"message", text(r.message));
     reasons.items.push_back(std::move(item));
   }
-  o.members.push_back({u"reasons", std::move(reasons)});
+  o.append(u"reasons", std::move(reasons));
   return o;
 }
 
 Value rangeJson(std::size_t start, std::size_t end) {
   Value r = Value::object();
-  r.members.push_back({u"start", size(start)});
-  r.members.push_back({u"end", size(end)});
+  r.append(u"start", size(start));
+  r.append(u"end", size(end));
   return r;
 }
 
@@ -268,26 +258,26 @@ Value pendingJson(const Host& host, const std::vector<ProgressEvent>& progress) 
     Value list = Value::array();
     for (const CountRequest& r : host.pendingCounts) {
       Value item = Value::object();
-      item.members.push_back({u"key", text(r.key)});
-      item.members.push_back({u"message", r.message});
+      item.append(u"key", text(r.key));
+      item.append(u"message", Value(r.message));
       list.items.push_back(std::move(item));
     }
-    pending.members.push_back({u"counts", std::move(list)});
+    pending.append(u"counts", std::move(list));
   }
   if (!host.pendingSummaries.empty()) {
     Value list = Value::array();
     for (const SummaryRequest& r : host.pendingSummaries) {
       Value item = Value::object();
-      item.members.push_back({u"key", text(r.key)});
-      item.members.push_back({u"text", Value::fromString(r.text)});
-      item.members.push_back({u"budget", number(r.budget)});
-      item.members.push_back({u"level", Value::fromString(js::fromAscii(levelName(r.level)))});
-      item.members.push_back({u"messageRange", rangeJson(r.start, r.end)});
+      item.append(u"key", text(r.key));
+      item.appendString(u"text", r.text);
+      item.appendNumber(u"budget", r.budget);
+      item.appendString(u"level", js::fromAscii(levelName(r.level)));
+      item.append(u"messageRange", rangeJson(r.start, r.end));
       list.items.push_back(std::move(item));
     }
-    pending.members.push_back({u"summaries", std::move(list)});
+    pending.append(u"summaries", std::move(list));
   }
-  pending.members.push_back({u"progress", progressJson(progress)});
+  pending.append(u"progress", progressJson(progress));
   return pending;
 }
 
@@ -351,7 +341,7 @@ Value withState(State& st, Value out) {
   Value state = stateToJson(st);
   state.find(u"messages")->items = std::move(history);
   Value o = Value::object();
-  o.members.push_back({u"state", std::move(state)});
+  o.append(u"state", std::move(state));
   for (Member& m : out.members) o.members.push_back(std::move(m));
   return o;
 }
@@ -406,17 +396,17 @@ Value ledgerDelta(const Ledger& l, std::size_t archiveFrom, std::size_t eventsFr
   Value o = Value::object();
   Value active = Value::array();
   for (const Checkpoint& cp : l.checkpoints) active.items.push_back(checkpointToJson(cp));
-  o.members.push_back({u"checkpoints", std::move(active)});
+  o.append(u"checkpoints", std::move(active));
   Value archive = Value::array();
   for (std::size_t i = archiveFrom; i < l.archive.size(); ++i)
     archive.items.push_back(checkpointToJson(l.archive[i]));
-  o.members.push_back({u"archive", std::move(archive)});
+  o.append(u"archive", std::move(archive));
   Value events = Value::array();
   for (std::size_t i = eventsFrom; i < l.events.size(); ++i) events.items.push_back(l.events[i]);
-  o.members.push_back({u"events", std::move(events)});
-  o.members.push_back({u"compressions", number(l.compressions)});
-  o.members.push_back({u"nextId", number(l.nextId)});
-  o.members.push_back({u"summaryTokens", summaryTokensJson(l)});
+  o.append(u"events", std::move(events));
+  o.appendNumber(u"compressions", l.compressions);
+  o.appendNumber(u"nextId", l.nextId);
+  o.append(u"summaryTokens", summaryTokensJson(l));
   return o;
 }
 
@@ -428,67 +418,65 @@ Result<Config> configFromJson(const Value* value) {
 
 Value usageToJson(const Usage& u) {
   Value o = Value::object();
-  o.members.push_back({u"system", number(u.system)});
-  o.members.push_back({u"checkpoints", number(u.checkpoints)});
-  o.members.push_back({u"recent", number(u.recent)});
-  o.members.push_back({u"conversation", number(u.conversation)});
-  o.members.push_back({u"total", number(u.total)});
-  o.members.push_back({u"available", number(u.available)});
-  o.members.push_back({u"threshold", number(u.threshold)});
-  o.members.push_back({u"percent", number(u.percent)});
-  o.members.push_back({u"messages", size(u.messages)});
-  o.members.push_back({u"activeCheckpoints", size(u.activeCheckpoints)});
-  o.members.push_back({u"overThreshold", Value::fromBool(u.overThreshold)});
-  o.members.push_back({u"canCompress", Value::fromBool(u.canCompress)});
-  o.members.push_back({u"shouldCompress", Value::fromBool(u.shouldCompress)});
+  o.appendNumber(u"system", u.system);
+  o.appendNumber(u"checkpoints", u.checkpoints);
+  o.appendNumber(u"recent", u.recent);
+  o.appendNumber(u"conversation", u.conversation);
+  o.appendNumber(u"total", u.total);
+  o.appendNumber(u"available", u.available);
+  o.appendNumber(u"threshold", u.threshold);
+  o.appendNumber(u"percent", u.percent);
+  o.append(u"messages", size(u.messages));
+  o.append(u"activeCheckpoints", size(u.activeCheckpoints));
+  o.appendBool(u"overThreshold", u.overThreshold);
+  o.appendBool(u"canCompress", u.canCompress);
+  o.appendBool(u"shouldCompress", u.shouldCompress);
   return o;
 }
 
 Value checkpointToJson(const Checkpoint& cp) {
   Value o = Value::object();
-  o.members.push_back({u"id", Value::fromString(cp.id)});
-  o.members.push_back({u"createdAt", cp.createdAt});
-  o.members.push_back({u"summary", Value::fromString(cp.summary)});
+  o.appendString(u"id", cp.id);
+  o.append(u"createdAt", Value(cp.createdAt));
+  o.appendString(u"summary", cp.summary);
   Value ids = Value::array();
   ids.items = std::vector<Value>(cp.originalMessageIds);
-  o.members.push_back({u"originalMessageIds", std::move(ids)});
-  o.members.push_back({u"messageRange", rangeJson(cp.start, cp.end)});
-  o.members.push_back({u"originalTokens", number(cp.originalTokens)});
-  o.members.push_back({u"compressedTokens", number(cp.compressedTokens)});
-  o.members.push_back({u"compressionRatio", number(cp.compressionRatio)});
-  o.members.push_back({u"level", Value::fromString(js::fromAscii(levelName(cp.level)))});
-  o.members.push_back({u"compressionNumber", number(cp.compressionNumber)});
-  o.members.push_back(
-      {u"summarizer", Value::fromString(cp.hostSummary ? u"host" : u"deterministic")});
-  if (!cp.mergedFrom.empty()) o.members.push_back({u"mergedFrom", idList(cp.mergedFrom)});
-  if (!cp.status.empty()) o.members.push_back({u"status", Value::fromString(cp.status)});
-  if (!cp.replacedBy.empty())
-    o.members.push_back({u"replacedBy", Value::fromString(cp.replacedBy)});
+  o.append(u"originalMessageIds", std::move(ids));
+  o.append(u"messageRange", rangeJson(cp.start, cp.end));
+  o.appendNumber(u"originalTokens", cp.originalTokens);
+  o.appendNumber(u"compressedTokens", cp.compressedTokens);
+  o.appendNumber(u"compressionRatio", cp.compressionRatio);
+  o.appendString(u"level", js::fromAscii(levelName(cp.level)));
+  o.appendNumber(u"compressionNumber", cp.compressionNumber);
+  o.appendString(u"summarizer", cp.hostSummary ? u"host" : u"deterministic");
+  if (!cp.mergedFrom.empty()) o.append(u"mergedFrom", idList(cp.mergedFrom));
+  if (!cp.status.empty()) o.appendString(u"status", cp.status);
+  if (!cp.replacedBy.empty()) o.appendString(u"replacedBy", cp.replacedBy);
   return o;
 }
 
 Value stateToJson(const State& st) {
   Value o = Value::object();
-  o.members.push_back({u"format", Value::fromString(std::u16string(kFormat))});
-  o.members.push_back({u"config", configJson(st.config)});
+  o.appendString(u"format", std::u16string(kFormat));
+  o.append(u"config", configJson(st.config));
   Value messages = Value::array();
   messages.items = std::vector<Value>(st.messages);
-  o.members.push_back({u"messages", std::move(messages)});
+  o.append(u"messages", std::move(messages));
   Value tokens = Value::array();
   for (double t : st.tokens) tokens.items.push_back(number(t));
-  o.members.push_back({u"tokens", std::move(tokens)});
+  o.append(u"tokens", std::move(tokens));
   Value active = Value::array();
   for (const Checkpoint& cp : st.ledger.checkpoints) active.items.push_back(checkpointToJson(cp));
-  o.members.push_back({u"checkpoints", std::move(active)});
+  o.append(u"checkpoints", std::move(active));
   Value archive = Value::array();
   for (const Checkpoint& cp : st.ledger.archive) archive.items.push_back(checkpointToJson(cp));
-  o.members.push_back({u"archive", std::move(archive)});
+  o.append(u"archive", std::move(archive));
   Value events = Value::array();
   events.items = std::vector<Value>(st.ledger.events);
-  o.members.push_back({u"events", std::move(events)});
-  o.members.push_back({u"compressions", number(st.ledger.compressions)});
-  o.members.push_back({u"nextId", number(st.ledger.nextId)});
-  o.members.push_back({u"summaryTokens", summaryTokensJson(st.ledger)});
+  o.append(u"events", std::move(events));
+  o.appendNumber(u"compressions", st.ledger.compressions);
+  o.appendNumber(u"nextId", st.ledger.nextId);
+  o.append(u"summaryTokens", summaryTokensJson(st.ledger));
   return o;
 }
 
@@ -586,7 +574,7 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
     Value out = Value::object();
     if (folding) {
       std::vector<Value> result = (op == "fold" ? ops.fold : ops.unfold)(messages.value());
-      out.members.push_back({u"messages", messagesJson(std::move(result))});
+      out.append(u"messages", messagesJson(std::move(result)));
     } else if (op == "recover") {
       double keepLast = 5;
       Reader r{request, "", "recover()", {}};
@@ -595,22 +583,21 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
       keepLast = static_cast<double>(k);
       Result<RecoveredProgress> p = recoverProgress(messages.value(), keepLast);
       if (!p) return errorEnvelope(p.error());
-      out.members.push_back({u"found", Value::fromBool(p->found)});
-      out.members.push_back({u"summaryIndex", p->found ? size(p->summaryIndex) : Value::null()});
-      out.members.push_back({u"coveredUntil", number(p->coveredUntil)});
-      out.members.push_back({u"originalCount", number(p->originalCount)});
-      out.members.push_back({u"target", number(p->target)});
-      out.members.push_back({u"alignedTarget", number(p->alignedTarget)});
+      out.appendBool(u"found", p->found);
+      out.append(u"summaryIndex", p->found ? size(p->summaryIndex) : Value::null());
+      out.appendNumber(u"coveredUntil", p->coveredUntil);
+      out.appendNumber(u"originalCount", p->originalCount);
+      out.appendNumber(u"target", p->target);
+      out.appendNumber(u"alignedTarget", p->alignedTarget);
     } else {
       Value issues = Value::array();
       for (const StructureIssue& issue : checkStructure(messages.value())) {
         Value item = Value::object();
-        item.members.push_back(
-            {u"kind", Value::fromString(js::fromAscii(structureIssueName(issue.kind)))});
-        item.members.push_back({u"index", size(issue.index)});
+        item.appendString(u"kind", js::fromAscii(structureIssueName(issue.kind)));
+        item.append(u"index", size(issue.index));
         issues.items.push_back(std::move(item));
       }
-      out.members.push_back({u"issues", std::move(issues)});
+      out.append(u"issues", std::move(issues));
     }
     return okEnvelope("output", out);
   }
@@ -621,7 +608,7 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
       return errorEnvelope(ok.error());
     Host host;
     Value out = Value::object();
-    out.members.push_back({u"usage", usageToJson(usage(st, host))});
+    out.append(u"usage", usageToJson(usage(st, host)));
     return okEnvelope("output", withState(st, std::move(out)));
   }
 
@@ -643,9 +630,9 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
     const double handle = static_cast<double>(table.states.size());
     State& st = *table.states.back();
     Value out = Value::object();
-    out.members.push_back({u"handle", number(handle)});
-    out.members.push_back({u"usage", usageToJson(u)});
-    if (echoState) out.members.push_back({u"state", stateToJson(st)});
+    out.appendNumber(u"handle", handle);
+    out.append(u"usage", usageToJson(u));
+    if (echoState) out.append(u"state", stateToJson(st));
     return okEnvelope("output", out);
   }
   if (op == "close") {
@@ -658,7 +645,7 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
       --table.open;
     }
     Value out = Value::object();
-    out.members.push_back({u"open", size(table.open)});
+    out.append(u"open", size(table.open));
     return okEnvelope("output", out);
   }
 
@@ -666,7 +653,7 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
     Result<State*> found = stateOfHandle(request);
     if (!found) return errorEnvelope(found.error());
     Value out = Value::object();
-    out.members.push_back({u"state", stateToJson(*found.value())});
+    out.append(u"state", stateToJson(*found.value()));
     return okEnvelope("output", out);
   }
 
@@ -694,8 +681,7 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
   // A changed state goes back whole when it was sent, as a delta when it is held.
   auto answer = [&](Value out, bool ledgerChanged) {
     if (!held) return okEnvelope("output", withState(st, std::move(out)));
-    if (ledgerChanged)
-      out.members.push_back({u"ledger", ledgerDelta(st.ledger, archiveFrom, eventsFrom)});
+    if (ledgerChanged) out.append(u"ledger", ledgerDelta(st.ledger, archiveFrom, eventsFrom));
     return okEnvelope("output", out);
   };
   Host host;
@@ -724,20 +710,19 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
       while (st.tokens.size() > before) st.tokens.pop_back();
       return okEnvelope("pending", pendingJson(host, {}));
     }
-    out.members.push_back({u"usage", usageToJson(u)});
+    out.append(u"usage", usageToJson(u));
     if (held) {
       Value counts = Value::array();
       for (std::size_t i = before; i < st.tokens.size(); ++i) counts.items.push_back(number(st.tokens[i]));
-      out.members.push_back({u"tokens", std::move(counts)});
+      out.append(u"tokens", std::move(counts));
     }
     return answer(std::move(out), false);
   }
   if (op == "usage" || op == "shouldCompress") {
     Usage u = usage(st, host);
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
-    if (op == "shouldCompress")
-      out.members.push_back({u"shouldCompress", Value::fromBool(u.shouldCompress)});
-    out.members.push_back({u"usage", usageToJson(u)});
+    if (op == "shouldCompress") out.appendBool(u"shouldCompress", u.shouldCompress);
+    out.append(u"usage", usageToJson(u));
     return okEnvelope("output", out);
   }
   if (op == "view") {
@@ -766,17 +751,17 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
         }
         k = run;
       }
-      out.members.push_back({u"sources", std::move(sources)});
+      out.append(u"sources", std::move(sources));
       if (knownKey != v.summaryKey) {
         summaries.items = std::move(v.summaries);
-        out.members.push_back({u"summaries", std::move(summaries)});
+        out.append(u"summaries", std::move(summaries));
       }
-      out.members.push_back({u"summaryKey", text(v.summaryKey)});
+      out.append(u"summaryKey", text(v.summaryKey));
     } else {
-      out.members.push_back({u"messages", messagesJson(std::move(v.messages))});
+      out.append(u"messages", messagesJson(std::move(v.messages)));
     }
-    out.members.push_back({u"validation", validationJson(v.validation)});
-    out.members.push_back({u"usage", usageToJson(v.usage)});
+    out.append(u"validation", validationJson(v.validation));
+    out.append(u"usage", usageToJson(v.usage));
     return okEnvelope("output", out);
   }
   if (op == "undo") {
@@ -786,22 +771,21 @@ std::string contextRequest(json::Value&& requestValue, ToolChainOps ops) {
     Result<UndoOutcome> undone = undo(st, id->string, now, host);
     if (!undone) return errorEnvelope(undone.error());
     if (host.pending()) return okEnvelope("pending", pendingJson(host, {}));
-    out.members.push_back({u"checkpoint", checkpointToJson(undone->checkpoint)});
-    out.members.push_back({u"usage", usageToJson(undone->usage)});
+    out.append(u"checkpoint", checkpointToJson(undone->checkpoint));
+    out.append(u"usage", usageToJson(undone->usage));
     return answer(std::move(out), true);
   }
   // compress
   CompressOutcome c = compress(st, now, host);
   if (host.pending()) return okEnvelope("pending", pendingJson(host, c.progress));
-  out.members.push_back({u"compressed", Value::fromBool(c.compressed)});
-  out.members.push_back(
-      {u"checkpoint", c.checkpoint ? checkpointToJson(*c.checkpoint) : Value::null()});
-  out.members.push_back({u"aged", idList(c.aged)});
-  out.members.push_back({u"merged", idList(c.merged)});
-  out.members.push_back({u"progress", progressJson(c.progress)});
-  out.members.push_back({u"validation", validationJson(c.validation)});
-  out.members.push_back({u"usage", usageToJson(c.usage)});
-  out.members.push_back({u"again", Value::fromBool(c.again)});
+  out.appendBool(u"compressed", c.compressed);
+  out.append(u"checkpoint", c.checkpoint ? checkpointToJson(*c.checkpoint) : Value::null());
+  out.append(u"aged", idList(c.aged));
+  out.append(u"merged", idList(c.merged));
+  out.append(u"progress", progressJson(c.progress));
+  out.append(u"validation", validationJson(c.validation));
+  out.append(u"usage", usageToJson(c.usage));
+  out.appendBool(u"again", c.again);
   return answer(std::move(out), true);
 }
 

@@ -178,16 +178,16 @@ Value foldChain(const std::vector<Value>& m, std::size_t start, std::size_t end)
   }
 
   Value fold = Value::object();
-  fold.members.push_back({u"messages", std::move(skeletons)});
-  fold.members.push_back({u"parts", std::move(parts)});
-  fold.members.push_back({u"length", Value::fromNumber(static_cast<double>(b.text.size()))});
+  fold.append(u"messages", std::move(skeletons));
+  fold.append(u"parts", std::move(parts));
+  fold.appendNumber(u"length", static_cast<double>(b.text.size()));
   Value metadata = Value::object();
-  metadata.members.push_back({u"cce_fold", std::move(fold)});
+  metadata.append(u"cce_fold", std::move(fold));
   Value out = Value::object();
-  if (const Value* id = m[start].find(u"id")) out.members.push_back({u"id", *id});
-  out.members.push_back({u"role", Value::fromString(u"assistant")});
-  out.members.push_back({u"content", Value::fromString(std::move(b.text))});
-  out.members.push_back({u"metadata", std::move(metadata)});
+  if (const Value* id = m[start].find(u"id")) out.append(u"id", Value(*id));
+  out.appendString(u"role", u"assistant");
+  out.appendString(u"content", std::move(b.text));
+  out.append(u"metadata", std::move(metadata));
   return out;
 }
 
@@ -277,12 +277,12 @@ std::size_t parseBlock(U16View s, std::size_t at, Block& block) {
 
 Value canonicalCall(const Block& b) {
   Value fn = Value::object();
-  fn.members.push_back({u"name", Value::fromString(b.name)});
-  fn.members.push_back({u"arguments", Value::fromString(b.arguments)});
+  fn.appendString(u"name", b.name);
+  fn.appendString(u"arguments", b.arguments);
   Value call = Value::object();
-  call.members.push_back({u"id", Value::fromString(b.id)});
-  call.members.push_back({u"type", Value::fromString(u"function")});
-  call.members.push_back({u"function", std::move(fn)});
+  call.appendString(u"id", b.id);
+  call.appendString(u"type", u"function");
+  call.append(u"function", std::move(fn));
   return call;
 }
 
@@ -315,16 +315,16 @@ void unfoldParsed(U16View s, std::vector<Value>& out) {
   std::size_t i = 0;
   while (i < items.size()) {
     Value assistant = Value::object();
-    assistant.members.push_back({u"role", Value::fromString(u"assistant")});
+    assistant.appendString(u"role", u"assistant");
     if (!items[i].isBlock) {
-      assistant.members.push_back({u"content", Value::fromString(items[i].text)});
+      assistant.appendString(u"content", items[i].text);
       ++i;
       if (i >= items.size() || !items[i].isBlock) {
         out.push_back(std::move(assistant));
         continue;
       }
     } else {
-      assistant.members.push_back({u"content", Value::null()});
+      assistant.append(u"content", Value::null());
     }
     Value calls = Value::array();
     std::vector<Value> results;
@@ -334,12 +334,12 @@ void unfoldParsed(U16View s, std::vector<Value>& out) {
       if (seen.insert(b.id).second) calls.items.push_back(canonicalCall(b));
       if (!b.done) continue;
       Value tool = Value::object();
-      tool.members.push_back({u"role", Value::fromString(u"tool")});
-      tool.members.push_back({u"tool_call_id", Value::fromString(b.id)});
-      tool.members.push_back({u"content", Value::fromString(b.result)});
+      tool.appendString(u"role", u"tool");
+      tool.appendString(u"tool_call_id", b.id);
+      tool.appendString(u"content", b.result);
       results.push_back(std::move(tool));
     }
-    assistant.members.push_back({u"tool_calls", std::move(calls)});
+    assistant.append(u"tool_calls", std::move(calls));
     out.push_back(std::move(assistant));
     for (Value& r : results) out.push_back(std::move(r));
   }
@@ -476,11 +476,10 @@ Result<RecoveredProgress> recoverProgress(const std::vector<Value>& visible, dou
   const std::size_t n = visible.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (isFolded(visible[i])) {
-      return Error{ErrorCode::InvalidInput,
-                   "recover(): messages[" + js::decimalAscii(i) +
-                       "] is a folded tool-call chain; unfold the list first (progress is never "
-                       "recovered from a folded view)",
-                   "/messages/" + js::decimalAscii(i)};
+      return invalid("recover(): messages[" + js::decimalAscii(i) +
+                         "] is a folded tool-call chain; unfold the list first (progress is never "
+                         "recovered from a folded view)",
+                     "/messages/" + js::decimalAscii(i));
     }
   }
   for (std::size_t i = n; i-- > 0;) {

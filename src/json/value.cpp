@@ -18,6 +18,10 @@ Value& Value::operator=(const Value& other) {
 }
 Value& Value::operator=(Value&&) noexcept = default;
 Value::~Value() = default;
+
+const Value* Value::find(const char16_t* key) const { return find(std::u16string_view(key)); }
+
+Value* Value::find(const char16_t* key) { return find(std::u16string_view(key)); }
 #endif
 
 const Value* Value::find(std::u16string_view key) const {
@@ -38,6 +42,18 @@ void Value::set(std::u16string_view key, Value v) {
     return;
   }
   members.push_back(Member{std::u16string(key), std::move(v)});
+}
+
+void Value::append(const char16_t* key, Value&& v) {
+  members.push_back(Member{std::u16string(key), std::move(v)});
+}
+
+void Value::appendNumber(const char16_t* key, double d) { append(key, fromNumber(d)); }
+
+void Value::appendBool(const char16_t* key, bool b) { append(key, fromBool(b)); }
+
+void Value::appendString(const char16_t* key, std::u16string s) {
+  append(key, fromString(std::move(s)));
 }
 
 bool Value::truthy() const {
